@@ -1,0 +1,41 @@
+// Endpoint communicators: creation, queries, attributes, error handlers.
+#pragma once
+
+#include <ep/types.hpp>
+
+namespace ep {
+
+/// Creates an endpoint communicator over the processes of `parent`.
+/// \note Collective over the processes of `parent` (called by one thread per
+/// process, not once per endpoint). `num_ep` may differ between processes and
+/// may be 0. Ranks are ordered by parent rank, then by handle index: out[i] of
+/// the process with parent rank p has rank sum(num_ep of ranks < p) + i.
+/// Requires MPI_THREAD_MULTIPLE from the MPI below; fails with MPI_ERR_OTHER
+/// and a message saying how to obtain it otherwise.
+int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info info, Comm out[]);
+
+/// Local: the rank of the endpoint `comm` in its communicator.
+int Comm_rank(Comm comm, int* rank);
+/// Local: the number of endpoints in the communicator.
+int Comm_size(Comm comm, int* size);
+
+/// Frees the endpoint `*comm` and sets it to COMM_NULL.
+/// \note Collective over all endpoints of the communicator, as MPI_Comm_free:
+/// every endpoint frees its own handle; the shared state goes with the last.
+int Comm_free(Comm* comm);
+
+/// Local: sets the error handler of this endpoint. MPI_ERRORS_ARE_FATAL
+/// (the default) and MPI_ERRORS_RETURN are supported.
+/// Errors found in a call whose communicator or request handle is itself
+/// invalid (COMM_NULL, a freed handle) have no endpoint to belong to; as in
+/// Open MPI, they are raised on the error handler of MPI_COMM_WORLD.
+int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler);
+/// Local: the error handler of this endpoint.
+int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler);
+
+/// Local: predefined attributes. MPI_TAG_UB gives the largest user tag this
+/// communicator accepts (what is left of the MPI's tag range once libep has
+/// taken its envelope bits); as in MPI, `attribute_val` receives an `int*`.
+int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag);
+
+}  // namespace ep

@@ -1,0 +1,55 @@
+// libep handle types and constants.
+//
+// libep reuses real MPI handles wherever they mean the same thing
+// (MPI_Datatype, MPI_Op, MPI_Info, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL,
+// ...). Only the objects whose meaning changes when a thread becomes a rank
+// get their own handle: communicators, requests, messages and statuses.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace ep {
+
+namespace detail {
+struct Endpoint;
+struct RequestImpl;
+struct MessageImpl;
+}  // namespace detail
+
+/// One endpoint of an endpoint communicator: the handle a thread drives.
+/// Two handles of one communicator held by one process are two ranks.
+using Comm = detail::Endpoint*;
+/// A non-blocking or persistent operation on an endpoint.
+using Request = detail::RequestImpl*;
+/// A message taken off the queue by Mprobe/Improbe, to be received by Mrecv.
+using Message = detail::MessageImpl*;
+
+inline constexpr Comm COMM_NULL = nullptr;
+inline constexpr Request REQUEST_NULL = nullptr;
+inline constexpr Message MESSAGE_NULL = nullptr;
+
+namespace detail {
+extern MessageImpl message_no_proc;
+}
+/// What Mprobe/Improbe return for a probe on MPI_PROC_NULL (as MPI_MESSAGE_NO_PROC).
+inline Message const MESSAGE_NO_PROC = &detail::message_no_proc;
+
+/// The status of a completed receive or probe, as MPI_Status: MPI_SOURCE is
+/// the source endpoint's rank, MPI_TAG the user tag. The remaining fields are
+/// libep's; read them through Get_count and Test_cancelled.
+struct Status {
+  int MPI_SOURCE = MPI_ANY_SOURCE;
+  int MPI_TAG = MPI_ANY_TAG;
+  int MPI_ERROR = MPI_SUCCESS;
+  std::int64_t count_bytes = 0;
+  int cancelled = 0;
+};
+
+/// Pass instead of a status pointer when the status is not wanted.
+inline Status* const STATUS_IGNORE = nullptr;
+/// Pass instead of a status array when the statuses are not wanted.
+inline Status* const STATUSES_IGNORE = nullptr;
+
+}  // namespace ep

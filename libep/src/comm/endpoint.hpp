@@ -1,0 +1,80 @@
+// The objects behind ep::Comm.
+//
+// One CommShared per communicator per process holds what all of that
+// process's endpoints share: the rank map, the tag layout and the MPI
+// communicators that carry the traffic. Each Endpoint holds its own matching
+// state; nothing on the message path locks more than the one endpoint it
+// delivers to.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "comm/rank_map.hpp"
+#include "core/intrusive_fifo.hpp"
+#include "core/spinlock.hpp"
+#include "p2p/request.hpp"
+#include "p2p/tag_layout.hpp"
+
+namespace ep::detail {
+
+struct CommShared;
+
+/// Posted receives and unexpected messages of one endpoint, in order.
+struct MatchState {
+  SpinLock lock;
+  IntrusiveFifo<RequestImpl> posted;
+  IntrusiveFifo<Incoming> unexpected;
+  // Length of `posted`, changed under the lock; the owner reads it without
+  // the lock to decide whether waiting must also pull messages off MPI.
+  std::atomic<int> posted_count{0};
+};
+
+struct Endpoint {
+  static constexpr std::uint32_t kMagic = 0x65706570;  // "epep"
+
+  std::uint32_t magic = kMagic;
+  CommShared* shared = nullptr;
+  int rank = 0;
+  int local = 0;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  MatchState match;
+  // Requests the user freed while still active; reclaimed once complete.
+  // Touched only by the thread driving this endpoint.
+  std::vector<RequestImpl*> orphans;
+
+  bool is_valid() const { return magic == kMagic; }
+};
+
+struct CommShared {
+  int id = 0;                  // process-wide sequence number, for messages
+  MPI_Comm mpi_comm = MPI_COMM_NULL;  // the communicator's MPI communicator
+  int mpi_rank = 0;
+  int mpi_size = 0;
+  RankMap map;
+  TagLayout tags;
+  int user_tag_ub = 0;  // storage for the MPI_TAG_UB attribute
+
+  // inbox[l] carries every message addressed to local endpoint l of its
+  // destination process; only that endpoint probes it.
+  std::vector<MPI_Comm> inbox;
+  // acks[l] carries the acknowledgements of synchronous sends made by local
+  // endpoint l; only that endpoint posts receives on it.
+  std::vector<MPI_Comm> acks;
+
+  std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
+  std::atomic<int> live{0};  // endpoints not yet freed
+
+  int my_mpi_rank() const { return mpi_rank; }
+  bool is_local(int rank) const { return map.at(rank).mpi_rank == mpi_rank; }
+  Endpoint* local_endpoint(int rank) const {
+    return endpoints[static_cast<std::size_t>(map.at(rank).local_rank)].get();
+  }
+};
+
+}  // namespace ep::detail

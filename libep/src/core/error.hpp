@@ -1,0 +1,54 @@
+// Raising errors as MPI does.
+//
+// Every public function checks its arguments and reports a violation through
+// raise(): the error carries the MPI error class, the function, the endpoint
+// and the reason. Under MPI_ERRORS_ARE_FATAL (the default) the message is
+// printed and the job aborted; under MPI_ERRORS_RETURN the class is returned.
+#pragma once
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <string>
+#include <string_view>
+
+namespace ep::detail {
+
+struct Endpoint;
+
+/// Reports an error on `endpoint` (nullptr: an invalid handle; the handler of
+/// MPI_COMM_WORLD applies). Returns `error_class` when the handler returns.
+int raise(const Endpoint* endpoint, int error_class, const char* function, std::string_view reason);
+
+/// Reports an error of a call on an MPI communicator (endpoint creation),
+/// through that communicator's error handler.
+int raise_on(MPI_Comm comm, int error_class, const char* function, std::string_view reason);
+
+template <class... Args>
+int raise_on(MPI_Comm comm, int error_class, const char* function,
+          fmt::format_string<Args...> format, Args&&... args) {
+  return raise_on(comm, error_class, function,
+               std::string_view(fmt::format(format, std::forward<Args>(args)...)));
+}
+
+template <class... Args>
+int raise(const Endpoint* endpoint, int error_class, const char* function,
+          fmt::format_string<Args...> format, Args&&... args) {
+  return raise(endpoint, error_class, function,
+               std::string_view(fmt::format(format, std::forward<Args>(args)...)));
+}
+
+/// Turns the return code of an MPI call made inside libep into a libep
+/// error, with MPI's own error string; MPI_SUCCESS passes through.
+int check_mpi(int rc, const Endpoint* endpoint, const char* function, const char* mpi_call);
+
+/// "endpoint 3 of communicator #2 (process 1, local endpoint 1)"
+std::string describe(const Endpoint* endpoint);
+
+/// The error class of an MPI error code (MPI_ERR_OTHER if MPI cannot say).
+int error_class_of(int code);
+
+/// MPI's text for an error code.
+std::string mpi_error_string(int code);
+
+}  // namespace ep::detail

@@ -1,0 +1,273 @@
+// Public completion functions: the wait and test families, cancel, free,
+// and status queries.
+#include <vector>
+
+#include "core/backoff.hpp"
+#include "ep/p2p.hpp"
+#include "p2p/checks.hpp"
+#include "p2p/engine.hpp"
+
+namespace ep {
+
+using detail::RequestImpl;
+
+namespace {
+
+// A request that the completion functions skip: null or inactive persistent.
+bool is_idle(Request r) { return r == REQUEST_NULL || !r->is_active(); }
+
+int check_handles(int count, Request requests[], const char* function) {
+  if (count < 0) return detail::raise(nullptr, MPI_ERR_COUNT, function, "negative count {}", count);
+  if (count > 0 && !requests) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, function, "the request array is a null pointer");
+  }
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] != REQUEST_NULL && !detail::valid_request(requests[i])) {
+      return detail::raise(nullptr, MPI_ERR_REQUEST, function,
+                           "requests[{}] is not a valid request handle", i);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+Status* status_at(Status statuses[], int i) { return statuses ? &statuses[i] : STATUS_IGNORE; }
+
+void set_empty(Status* status) {
+  if (status) *status = detail::empty_status();
+}
+
+// Completes requests[i], recording its error in statuses[i] for the
+// MPI_ERR_IN_STATUS convention of the multiple-completion functions.
+int finish_quietly(Request requests[], int i, Status statuses[], const char* function) {
+  const int error = detail::finish_request(&requests[i], status_at(statuses, i), function, false);
+  if (statuses) statuses[i].MPI_ERROR = error;
+  return error;
+}
+
+// Raises MPI_ERR_IN_STATUS on the endpoint of the first failed request.
+int raise_in_status(detail::Endpoint* endpoint, int failed, const char* function) {
+  return detail::raise(endpoint, MPI_ERR_IN_STATUS, function,
+                       "{} request(s) failed: see the MPI_ERROR field of each status", failed);
+}
+
+}  // namespace
+
+int Test(Request* request, int* flag, Status* status) {
+  constexpr const char* fn = "Test";
+  if (!request || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
+  if (*request != REQUEST_NULL && !detail::valid_request(*request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  }
+  if (is_idle(*request)) {
+    *flag = 1;
+    set_empty(status);
+    return MPI_SUCCESS;
+  }
+  *flag = detail::test_request(*request);
+  if (!*flag) return MPI_SUCCESS;
+  return detail::finish_request(request, status, fn);
+}
+
+int Wait(Request* request, Status* status) {
+  constexpr const char* fn = "Wait";
+  if (!request) return detail::raise(nullptr, MPI_ERR_ARG, fn, "request is a null pointer");
+  if (*request != REQUEST_NULL && !detail::valid_request(*request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  }
+  if (is_idle(*request)) {
+    set_empty(status);
+    return MPI_SUCCESS;
+  }
+  detail::wait_request(*request);
+  return detail::finish_request(request, status, fn);
+}
+
+int Testall(int count, Request requests[], int* flag, Status statuses[]) {
+  constexpr const char* fn = "Testall";
+  int rc = check_handles(count, requests, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "flag is a null pointer");
+  // MPI completes none of them unless all have completed.
+  for (int i = 0; i < count; ++i) {
+    if (!is_idle(requests[i]) && !detail::test_request(requests[i])) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  int failed = 0;
+  detail::Endpoint* first_failed = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (is_idle(requests[i])) {
+      set_empty(status_at(statuses, i));
+      continue;
+    }
+    detail::Endpoint* endpoint = requests[i]->endpoint;
+    if (finish_quietly(requests, i, statuses, fn) != MPI_SUCCESS && failed++ == 0) {
+      first_failed = endpoint;
+    }
+  }
+  return failed ? raise_in_status(first_failed, failed, fn) : MPI_SUCCESS;
+}
+
+int Waitall(int count, Request requests[], Status statuses[]) {
+  constexpr const char* fn = "Waitall";
+  int rc = check_handles(count, requests, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  detail::Backoff backoff;
+  for (;;) {
+    bool all = true;
+    for (int i = 0; i < count; ++i) {
+      if (!is_idle(requests[i]) && !detail::test_request(requests[i])) all = false;
+    }
+    if (all) break;
+    backoff.pause();
+  }
+  int flag = 0;
+  return Testall(count, requests, &flag, statuses);
+}
+
+int Testany(int count, Request requests[], int* index, int* flag, Status* status) {
+  constexpr const char* fn = "Testany";
+  int rc = check_handles(count, requests, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!index || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    if (is_idle(requests[i])) continue;
+    any_active = true;
+    if (detail::test_request(requests[i])) {
+      *index = i;
+      *flag = 1;
+      return detail::finish_request(&requests[i], status, fn);
+    }
+  }
+  *index = MPI_UNDEFINED;
+  *flag = any_active ? 0 : 1;
+  if (!any_active) set_empty(status);
+  return MPI_SUCCESS;
+}
+
+int Waitany(int count, Request requests[], int* index, Status* status) {
+  constexpr const char* fn = "Waitany";
+  int rc = check_handles(count, requests, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!index) return detail::raise(nullptr, MPI_ERR_ARG, fn, "index is a null pointer");
+  detail::Backoff backoff;
+  for (;;) {
+    int flag = 0;
+    rc = Testany(count, requests, index, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    backoff.pause();
+  }
+}
+
+int Testsome(int incount, Request requests[], int* outcount, int indices[], Status statuses[]) {
+  constexpr const char* fn = "Testsome";
+  int rc = check_handles(incount, requests, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!outcount || (incount > 0 && !indices)) {
+    return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
+  }
+  bool any_active = false;
+  int done = 0;
+  int failed = 0;
+  detail::Endpoint* first_failed = nullptr;
+  for (int i = 0; i < incount; ++i) {
+    if (is_idle(requests[i])) continue;
+    any_active = true;
+    if (!detail::test_request(requests[i])) continue;
+    detail::Endpoint* endpoint = requests[i]->endpoint;
+    // The statuses of Testsome are packed: the n-th completed request's
+    // status goes to statuses[n].
+    Status* out = status_at(statuses, done);
+    const int error = detail::finish_request(&requests[i], out, fn, false);
+    if (out) out->MPI_ERROR = error;
+    if (error != MPI_SUCCESS && failed++ == 0) first_failed = endpoint;
+    indices[done++] = i;
+  }
+  *outcount = any_active ? done : MPI_UNDEFINED;
+  return failed ? raise_in_status(first_failed, failed, fn) : MPI_SUCCESS;
+}
+
+int Waitsome(int incount, Request requests[], int* outcount, int indices[], Status statuses[]) {
+  detail::Backoff backoff;
+  for (;;) {
+    const int rc = Testsome(incount, requests, outcount, indices, statuses);
+    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    backoff.pause();
+  }
+}
+
+int Request_free(Request* request) {
+  constexpr const char* fn = "Request_free";
+  if (!request || !detail::valid_request(*request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  }
+  RequestImpl* r = *request;
+  *request = REQUEST_NULL;
+  const auto state = r->state.load(std::memory_order_acquire);
+  if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
+    delete r;
+    return MPI_SUCCESS;
+  }
+  // Still running: it completes on its own (MPI semantics); the endpoint
+  // reclaims it then.
+  r->freed_by_user = true;
+  r->persistent = false;
+  r->endpoint->orphans.push_back(r);
+  return MPI_SUCCESS;
+}
+
+int Cancel(Request* request) {
+  constexpr const char* fn = "Cancel";
+  if (!request || !detail::valid_request(*request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  }
+  RequestImpl* r = *request;
+  // Only a receive that no message has matched yet can be cancelled; any
+  // other cancel "fails" in the MPI sense: the operation completes normally
+  // and Test_cancelled reports false.
+  if (r->kind != RequestImpl::Kind::recv || !r->endpoint) return MPI_SUCCESS;
+  detail::MatchState& m = r->endpoint->match;
+  m.lock.lock();
+  const bool removed = m.posted.remove(r);
+  if (removed) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
+  m.lock.unlock();
+  if (removed) {
+    r->status = detail::empty_status();
+    r->status.cancelled = 1;
+    r->state.store(RequestImpl::State::complete, std::memory_order_release);
+  }
+  return MPI_SUCCESS;
+}
+
+int Test_cancelled(const Status* status, int* flag) {
+  if (!status || !flag) {
+    return detail::raise(nullptr, MPI_ERR_ARG, "Test_cancelled", "a pointer argument is null");
+  }
+  *flag = status->cancelled;
+  return MPI_SUCCESS;
+}
+
+int Get_count(const Status* status, MPI_Datatype datatype, int* count) {
+  constexpr const char* fn = "Get_count";
+  if (!status || !count) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
+  if (datatype == MPI_DATATYPE_NULL) {
+    return detail::raise(nullptr, MPI_ERR_TYPE, fn, "the datatype is MPI_DATATYPE_NULL");
+  }
+  int size = 0;
+  if (MPI_Type_size(datatype, &size) != MPI_SUCCESS) {
+    return detail::raise(nullptr, MPI_ERR_TYPE, fn, "invalid datatype");
+  }
+  if (size == 0) {
+    *count = 0;
+  } else if (status->count_bytes % size != 0) {
+    *count = MPI_UNDEFINED;
+  } else {
+    *count = static_cast<int>(status->count_bytes / size);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep

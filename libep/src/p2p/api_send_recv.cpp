@@ -1,0 +1,241 @@
+// Public sends and receives: check the arguments, then hand the operation
+// to the engine. Blocking calls use a request on the stack.
+#include "ep/p2p.hpp"
+#include "p2p/checks.hpp"
+#include "p2p/engine.hpp"
+
+namespace ep {
+
+using detail::MessageArgs;
+using detail::RequestImpl;
+using detail::SendMode;
+
+namespace detail {
+
+void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
+                  const void* buf, int count, MPI_Datatype type, int peer, int tag) {
+  r->kind = kind;
+  r->mode = mode;
+  r->endpoint = args.endpoint;
+  r->buf = const_cast<void*>(buf);  // a send never writes through it
+  r->count = count;
+  r->type = type;
+  r->layout = args.layout;
+  r->peer = peer;
+  r->tag = tag;
+}
+
+// Completes a blocking operation's stack request: copies the status out and
+// raises its error, if any.
+int conclude(RequestImpl& r, Status* status, const char* function) {
+  Request handle = &r;
+  r.persistent = true;  // finish_request must not delete a stack object
+  return finish_request(&handle, status, function);
+}
+
+}  // namespace detail
+
+namespace {
+
+int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm comm,
+                  SendMode mode, const char* function) {
+  MessageArgs args;
+  int rc = detail::check_send(comm, buf, count, type, dest, tag, function, &args);
+  if (rc != MPI_SUCCESS) return rc;
+  RequestImpl r;
+  detail::fill_request(&r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
+  rc = detail::start_send(&r, /*blocking=*/true, function);
+  if (rc != MPI_SUCCESS) return rc;
+  detail::wait_request(&r);
+  return detail::conclude(r, STATUS_IGNORE, function);
+}
+
+int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm comm,
+                     Request* request, SendMode mode, bool persistent, const char* function) {
+  MessageArgs args;
+  int rc = detail::check_send(comm, buf, count, type, dest, tag, function, &args);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!request) return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
+  auto* r = new RequestImpl;
+  detail::fill_request(r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
+  r->persistent = persistent;
+  if (!persistent) {
+    rc = detail::start_send(r, /*blocking=*/false, function);
+    if (rc != MPI_SUCCESS) {
+      delete r;
+      return rc;
+    }
+  }
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int tag, Comm comm,
+                     Request* request, bool persistent, const char* function) {
+  MessageArgs args;
+  int rc = detail::check_recv(comm, buf, count, type, source, tag, function, &args);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!request) return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
+  auto* r = new RequestImpl;
+  detail::fill_request(r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count, type,
+                       source, tag);
+  r->persistent = persistent;
+  if (!persistent) {
+    rc = detail::start_recv(r, /*blocking=*/false, function);
+    if (rc != MPI_SUCCESS) {
+      delete r;
+      return rc;
+    }
+  }
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm) {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::standard, "Send");
+}
+int Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm) {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::synchronous, "Ssend");
+}
+int Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm) {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::ready, "Rsend");
+}
+
+int Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+          Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::standard,
+                          false, "Isend");
+}
+int Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+           Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::synchronous,
+                          false, "Issend");
+}
+int Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+           Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::ready, false,
+                          "Irsend");
+}
+
+int Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+              Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::standard,
+                          true, "Send_init");
+}
+int Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+               Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::synchronous,
+                          true, "Ssend_init");
+}
+int Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+               Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::ready, true,
+                          "Rsend_init");
+}
+
+int Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm comm,
+         Status* status) {
+  constexpr const char* fn = "Recv";
+  MessageArgs args;
+  int rc = detail::check_recv(comm, buf, count, datatype, source, tag, fn, &args);
+  if (rc != MPI_SUCCESS) return rc;
+  RequestImpl r;
+  detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count,
+                       datatype, source, tag);
+  rc = detail::start_recv(&r, /*blocking=*/true, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  detail::wait_request(&r);
+  return detail::conclude(r, status, fn);
+}
+
+int Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm comm,
+          Request* request) {
+  return nonblocking_recv(buf, count, datatype, source, tag, comm, request, false, "Irecv");
+}
+
+int Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm comm,
+              Request* request) {
+  return nonblocking_recv(buf, count, datatype, source, tag, comm, request, true, "Recv_init");
+}
+
+int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             Comm comm, Status* status) {
+  constexpr const char* fn = "Sendrecv";
+  MessageArgs send_args;
+  MessageArgs recv_args;
+  int rc = detail::check_send(comm, sendbuf, sendcount, sendtype, dest, sendtag, fn, &send_args);
+  if (rc == MPI_SUCCESS) {
+    rc = detail::check_recv(comm, recvbuf, recvcount, recvtype, source, recvtag, fn, &recv_args);
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  // Post the receive first so that two endpoints exchanging with each other
+  // match each other's sends directly.
+  RequestImpl r;
+  detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, recv_args, recvbuf,
+                       recvcount, recvtype, source, recvtag);
+  rc = detail::start_recv(&r, /*blocking=*/false, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  RequestImpl s;
+  detail::fill_request(&s, RequestImpl::Kind::send, SendMode::standard, send_args, sendbuf,
+                       sendcount, sendtype, dest, sendtag);
+  rc = detail::start_send(&s, /*blocking=*/false, fn);
+  if (rc != MPI_SUCCESS) {
+    // The receive is posted and its buffer is the caller's: it must finish
+    // before this call returns, whatever happened to the send.
+    detail::wait_request(&r);
+    return rc;
+  }
+  detail::wait_request(&s);
+  detail::wait_request(&r);
+  rc = detail::conclude(s, STATUS_IGNORE, fn);
+  const int recv_rc = detail::conclude(r, status, fn);
+  return rc != MPI_SUCCESS ? rc : recv_rc;
+}
+
+int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                     int source, int recvtag, Comm comm, Status* status) {
+  constexpr const char* fn = "Sendrecv_replace";
+  MessageArgs args;
+  int rc = detail::check_send(comm, buf, count, datatype, dest, sendtag, fn, &args);
+  if (rc == MPI_SUCCESS) rc = detail::check_recv(comm, buf, count, datatype, source, recvtag, fn, &args);
+  if (rc != MPI_SUCCESS) return rc;
+  // The outgoing message is packed aside so the buffer can take the incoming one.
+  const std::int64_t bytes = std::int64_t{count} * args.layout.size;
+  auto staging = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes));
+  detail::pack({buf, count, datatype, args.layout}, staging.get());
+  return Sendrecv(staging.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count,
+                  datatype, source, recvtag, comm, status);
+}
+
+int Start(Request* request) {
+  constexpr const char* fn = "Start";
+  if (!request || !detail::valid_request(*request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  }
+  RequestImpl* r = *request;
+  if (!r->persistent) {
+    return detail::raise(r->endpoint, MPI_ERR_REQUEST, fn,
+                         "the request is not persistent (made by Send_init/Recv_init)");
+  }
+  if (r->is_active()) {
+    return detail::raise(r->endpoint, MPI_ERR_REQUEST, fn,
+                         "the persistent request is still active: complete it before Start");
+  }
+  for (MPI_Request& m : r->mpi) m = MPI_REQUEST_NULL;
+  return r->kind == RequestImpl::Kind::send ? detail::start_send(r, false, fn)
+                                            : detail::start_recv(r, false, fn);
+}
+
+int Startall(int count, Request requests[]) {
+  if (count < 0) return detail::raise(nullptr, MPI_ERR_COUNT, "Startall", "negative count {}", count);
+  for (int i = 0; i < count; ++i) {
+    const int rc = Start(&requests[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep

@@ -1,0 +1,80 @@
+#include "p2p/checks.hpp"
+
+namespace ep::detail {
+
+namespace {
+
+int check_comm(Comm comm, const char* function, Endpoint** out) {
+  *out = valid_endpoint(comm);
+  if (*out) return MPI_SUCCESS;
+  return raise(nullptr, MPI_ERR_COMM, function,
+               comm == nullptr ? "the communicator is ep::COMM_NULL"
+                               : "the communicator handle is not a live endpoint (freed?)");
+}
+
+int check_peer(Endpoint* e, int rank, bool is_source, const char* function) {
+  const int size = e->shared->map.size();
+  if (rank == MPI_PROC_NULL || (rank >= 0 && rank < size)) return MPI_SUCCESS;
+  if (is_source && rank == MPI_ANY_SOURCE) return MPI_SUCCESS;
+  return raise(e, MPI_ERR_RANK, function,
+               "invalid {} rank {}: the communicator has {} endpoints (valid: 0..{}{})",
+               is_source ? "source" : "destination", rank, size, size - 1,
+               is_source ? ", MPI_ANY_SOURCE, MPI_PROC_NULL" : ", MPI_PROC_NULL");
+}
+
+int check_tag(Endpoint* e, int tag, bool is_receive, const char* function) {
+  const int ub = e->shared->user_tag_ub;
+  if (tag >= 0 && tag <= ub) return MPI_SUCCESS;
+  if (is_receive && tag == MPI_ANY_TAG) return MPI_SUCCESS;
+  return raise(e, MPI_ERR_TAG, function, "invalid tag {}: valid tags are 0..{}{}", tag, ub,
+               is_receive ? " and MPI_ANY_TAG" : " (this communicator's MPI_TAG_UB)");
+}
+
+}  // namespace
+
+int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type,
+                 const char* function, TypeLayout* layout) {
+  if (count < 0) return raise(e, MPI_ERR_COUNT, function, "negative count {}", count);
+  if (type == MPI_DATATYPE_NULL) {
+    return raise(e, MPI_ERR_TYPE, function, "the datatype is MPI_DATATYPE_NULL");
+  }
+  const int rc = query_layout(type, layout);
+  if (rc != MPI_SUCCESS) return raise(e, MPI_ERR_TYPE, function, "invalid datatype");
+  if (buf == MPI_IN_PLACE) {
+    return raise(e, MPI_ERR_BUFFER, function, "MPI_IN_PLACE is not a point-to-point buffer");
+  }
+  // A null buffer is MPI_BOTTOM, which is fine only with a datatype that
+  // holds absolute addresses (its data does not start at offset 0).
+  if (buf == nullptr && count > 0 && layout->size > 0 && layout->true_lb == 0) {
+    return raise(e, MPI_ERR_BUFFER, function,
+                 "the buffer is a null pointer for {} elements of {} bytes", count, layout->size);
+  }
+  return MPI_SUCCESS;
+}
+
+int check_send(Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               const char* function, MessageArgs* out) {
+  int rc = check_comm(comm, function, &out->endpoint);
+  if (rc == MPI_SUCCESS) rc = check_buffer(out->endpoint, buf, count, type, function, &out->layout);
+  if (rc == MPI_SUCCESS) rc = check_peer(out->endpoint, dest, false, function);
+  if (rc == MPI_SUCCESS) rc = check_tag(out->endpoint, tag, false, function);
+  return rc;
+}
+
+int check_recv(Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag,
+               const char* function, MessageArgs* out) {
+  int rc = check_comm(comm, function, &out->endpoint);
+  if (rc == MPI_SUCCESS) rc = check_buffer(out->endpoint, buf, count, type, function, &out->layout);
+  if (rc == MPI_SUCCESS) rc = check_peer(out->endpoint, source, true, function);
+  if (rc == MPI_SUCCESS) rc = check_tag(out->endpoint, tag, true, function);
+  return rc;
+}
+
+int check_probe(Comm comm, int source, int tag, const char* function, Endpoint** out) {
+  int rc = check_comm(comm, function, out);
+  if (rc == MPI_SUCCESS) rc = check_peer(*out, source, true, function);
+  if (rc == MPI_SUCCESS) rc = check_tag(*out, tag, true, function);
+  return rc;
+}
+
+}  // namespace ep::detail

@@ -1,0 +1,42 @@
+// Argument checks of the public point-to-point functions.
+//
+// Each check raises the MPI error class an MPI process would get, with a
+// message naming the function, the endpoint and what is wrong, and returns
+// it; MPI_SUCCESS means the argument is good. They run before any state is
+// touched, so a rejected call leaves the endpoint as it was.
+#pragma once
+
+#include "comm/endpoint.hpp"
+#include "core/datatype.hpp"
+#include "core/error.hpp"
+
+namespace ep::detail {
+
+Endpoint* valid_endpoint(Comm comm);
+
+/// The arguments of one side of a message, checked.
+struct MessageArgs {
+  Endpoint* endpoint = nullptr;
+  TypeLayout layout;
+};
+
+/// Checks comm, count, datatype, buffer, destination and tag of a send.
+int check_send(Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               const char* function, MessageArgs* out);
+
+/// Checks comm, count, datatype, buffer, source and tag of a receive.
+int check_recv(Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag,
+               const char* function, MessageArgs* out);
+
+/// Checks comm, source and tag of a probe.
+int check_probe(Comm comm, int source, int tag, const char* function, Endpoint** out);
+
+/// Checks count, datatype and buffer alone (Mrecv/Imrecv, whose envelope is
+/// the message's).
+int check_buffer(Endpoint* endpoint, const void* buf, int count, MPI_Datatype type,
+                 const char* function, TypeLayout* layout);
+
+/// A request handle is usable: not null, and one of libep's live requests.
+inline bool valid_request(Request r) { return r != nullptr && r->is_valid(); }
+
+}  // namespace ep::detail
