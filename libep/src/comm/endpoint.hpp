@@ -26,7 +26,9 @@ namespace ep::detail {
 struct CommShared;
 
 /// Posted receives and unexpected messages of one endpoint, in order.
-struct MatchState {
+/// It has a cache line of its own: other threads write it on every delivery,
+/// and the endpoint's read-mostly fields must not bounce along with it.
+struct alignas(64) MatchState {
   SpinLock lock;
   IntrusiveFifo<RequestImpl> posted;
   IntrusiveFifo<Incoming> unexpected;
