@@ -120,16 +120,19 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   }
   shared->map = detail::RankMap::from_counts(counts);
 
+  // MPI caches MPI_TAG_UB on MPI_COMM_WORLD; duplicates of other
+  // communicators need not carry it (Open MPI's MPI_COMM_SELF does not).
   int* mpi_tag_ub = nullptr;
   int flag = 0;
-  MPI_Comm_get_attr(shared->mpi_comm, MPI_TAG_UB, &mpi_tag_ub, &flag);
-  auto layout = detail::TagLayout::make(flag ? *mpi_tag_ub : 32767, shared->map.max_per_process());
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &mpi_tag_ub, &flag);
+  const int tag_ub = flag ? *mpi_tag_ub : detail::TagLayout::kMinUserTagUb;
+  auto layout = detail::TagLayout::make(tag_ub, shared->map.max_per_process());
   if (!layout) {
     MPI_Comm_free(&shared->mpi_comm);
     return raise_on(parent, MPI_ERR_OTHER, fn,
                     "{} endpoints in one process leave fewer tag bits than MPI requires (the "
                     "MPI's MPI_TAG_UB is {}): use fewer endpoints per process",
-                    shared->map.max_per_process(), flag ? *mpi_tag_ub : -1);
+                    shared->map.max_per_process(), tag_ub);
   }
   shared->tags = *layout;
   shared->user_tag_ub = layout->user_tag_ub();
