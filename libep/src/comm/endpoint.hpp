@@ -15,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "coll/local_team.hpp"
 #include "comm/rank_map.hpp"
 #include "core/intrusive_fifo.hpp"
 #include "core/spinlock.hpp"
@@ -54,8 +55,11 @@ struct Endpoint {
 };
 
 struct CommShared {
-  int id = 0;                  // process-wide sequence number, for messages
-  MPI_Comm mpi_comm = MPI_COMM_NULL;  // the communicator's MPI communicator
+  int id = 0;  // process-wide sequence number, for messages
+  // The communicator's MPI communicator: exactly the processes that host its
+  // endpoints, ranked as in the rank map. Its leaders (local endpoint 0 of
+  // each process) run the inter-process steps of collectives on it.
+  MPI_Comm mpi_comm = MPI_COMM_NULL;
   int mpi_rank = 0;
   int mpi_size = 0;
   RankMap map;
@@ -70,6 +74,7 @@ struct CommShared {
   std::vector<MPI_Comm> acks;
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
+  std::unique_ptr<LocalTeam> team;  // where the endpoints meet for collectives
   std::atomic<int> live{0};  // endpoints not yet freed
 
   int my_mpi_rank() const { return mpi_rank; }

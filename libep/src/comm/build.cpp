@@ -1,0 +1,101 @@
+#include "comm/build.hpp"
+
+#include <atomic>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "coll/local_team.hpp"
+
+namespace ep::detail {
+
+namespace {
+
+std::atomic<int> next_comm_id{0};
+
+// inbox[l] and acks[l] for every local index l any process uses. MPI_Comm_dup
+// is collective, so every process makes them all, in the same order.
+int duplicate_channels(CommShared& shared) {
+  const auto channels = static_cast<std::size_t>(shared.map.max_per_process());
+  shared.inbox.assign(channels, MPI_COMM_NULL);
+  shared.acks.assign(channels, MPI_COMM_NULL);
+  for (std::size_t l = 0; l < channels; ++l) {
+    for (MPI_Comm* channel : {&shared.inbox[l], &shared.acks[l]}) {
+      int rc = MPI_Comm_dup(shared.mpi_comm, channel);
+      if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(*channel, MPI_ERRORS_RETURN);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int build_comm(MPI_Comm mpi_comm, RankMap map, CommShared** out, std::string* why) {
+  auto shared = std::make_unique<CommShared>();
+  shared->mpi_comm = mpi_comm;
+  MPI_Comm_set_errhandler(mpi_comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(mpi_comm, &shared->mpi_rank);
+  MPI_Comm_size(mpi_comm, &shared->mpi_size);
+  shared->map = std::move(map);
+
+  // MPI caches MPI_TAG_UB on MPI_COMM_WORLD; duplicates of other
+  // communicators need not carry it (Open MPI's MPI_COMM_SELF does not).
+  int* mpi_tag_ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &mpi_tag_ub, &flag);
+  const int tag_ub = flag ? *mpi_tag_ub : TagLayout::kMinUserTagUb;
+  auto layout = TagLayout::make(tag_ub, shared->map.max_per_process());
+  if (!layout) {
+    *why = fmt::format(
+        "{} endpoints in one process leave fewer tag bits than MPI requires (the MPI's "
+        "MPI_TAG_UB is {}): use fewer endpoints per process",
+        shared->map.max_per_process(), tag_ub);
+    MPI_Comm_free(&shared->mpi_comm);
+    return MPI_ERR_OTHER;
+  }
+  shared->tags = *layout;
+  shared->user_tag_ub = layout->user_tag_ub();
+  const int rc = duplicate_channels(*shared);
+  if (rc != MPI_SUCCESS) {
+    *why = "MPI_Comm_dup failed";
+    release_shared(shared.release());
+    return rc;
+  }
+
+  shared->id = next_comm_id.fetch_add(1);
+  const int local_count = shared->map.count_on(shared->mpi_rank);
+  shared->team = std::make_unique<LocalTeam>(local_count);
+  for (int local = 0; local < local_count; ++local) {
+    auto endpoint = std::make_unique<Endpoint>();
+    endpoint->shared = shared.get();
+    endpoint->local = local;
+    endpoint->rank = shared->map.rank_of(shared->mpi_rank, local);
+    shared->endpoints.push_back(std::move(endpoint));
+  }
+  shared->live.store(local_count);
+  *out = shared.release();
+  return MPI_SUCCESS;
+}
+
+void release_shared(CommShared* shared) {
+  for (auto& endpoint : shared->endpoints) {
+    while (Incoming* message = endpoint->match.unexpected.pop_front()) {
+      // Unreceived remote messages still belong to MPI; receive and drop them.
+      if (message->kind == Incoming::Kind::remote) {
+        MPI_Mrecv(nullptr, 0, MPI_BYTE, &message->mpi_message, MPI_STATUS_IGNORE);
+      }
+      delete message;
+    }
+  }
+  for (MPI_Comm& c : shared->inbox) {
+    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  }
+  for (MPI_Comm& c : shared->acks) {
+    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  }
+  if (shared->mpi_comm != MPI_COMM_NULL) MPI_Comm_free(&shared->mpi_comm);
+  delete shared;
+}
+
+}  // namespace ep::detail

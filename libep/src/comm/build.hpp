@@ -1,0 +1,21 @@
+// Making and releasing a process's part of an endpoint communicator.
+#pragma once
+
+#include <mpi.h>
+
+#include "comm/endpoint.hpp"
+#include "comm/rank_map.hpp"
+
+namespace ep::detail {
+
+/// Builds this process's part of an endpoint communicator whose endpoints
+/// are placed by `map` over the processes of `mpi_comm`, which it takes
+/// over. Every process of `mpi_comm` must host at least one endpoint.
+/// \note Collective over the processes of `mpi_comm` (it duplicates it).
+/// Returns an MPI error code; on error nothing is left allocated.
+int build_comm(MPI_Comm mpi_comm, RankMap map, CommShared** out, std::string* why);
+
+/// Frees the MPI communicators and endpoints of a communicator's process part.
+void release_shared(CommShared* shared);
+
+}  // namespace ep::detail

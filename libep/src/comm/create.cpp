@@ -1,0 +1,117 @@
+// ep::Comm_create_endpoints: the communicator every other one derives from.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "comm/build.hpp"
+#include "core/error.hpp"
+#include "ep/comm.hpp"
+
+namespace ep {
+
+namespace {
+
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+  }
+}
+
+constexpr const char* fn = "Comm_create_endpoints";
+
+// Checks what can be checked before any process talks to another.
+int check_local(MPI_Comm parent) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    std::fputs("libep: ep::Comm_create_endpoints: MPI is not initialised: call "
+               "MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) first\n",
+               stderr);
+    return MPI_ERR_OTHER;
+  }
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided != MPI_THREAD_MULTIPLE) {
+    return detail::raise_on(
+        parent, MPI_ERR_OTHER, fn,
+        "libep needs MPI_THREAD_MULTIPLE but MPI provides {}: initialise MPI with "
+        "MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), with an MPI built with "
+        "thread support (Open MPI: `ompi_info | grep THREAD_MULTIPLE` must say yes)",
+        thread_level_name(provided));
+  }
+  if (parent == MPI_COMM_NULL) {
+    return detail::raise_on(parent, MPI_ERR_COMM, fn, "parent is MPI_COMM_NULL");
+  }
+  int inter = 0;
+  MPI_Comm_test_inter(parent, &inter);
+  if (inter) return detail::raise_on(parent, MPI_ERR_COMM, fn, "parent is an inter-communicator");
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm out[]) {
+  int rc = check_local(parent);
+  if (rc != MPI_SUCCESS) return rc;
+
+  MPI_Comm all = MPI_COMM_NULL;
+  rc = MPI_Comm_dup(parent, &all);
+  if (rc != MPI_SUCCESS) {
+    return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Comm_dup failed");
+  }
+  MPI_Comm_set_errhandler(all, MPI_ERRORS_RETURN);
+  int size = 0;
+  int rank = 0;
+  MPI_Comm_size(all, &size);
+  MPI_Comm_rank(all, &rank);
+
+  // Every process learns every count, so a bad count anywhere fails the call
+  // everywhere instead of leaving the other processes waiting.
+  const int mine = (num_ep > 0 && out == nullptr) ? -2 : num_ep;
+  std::vector<int> counts(static_cast<std::size_t>(size));
+  rc = MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, all);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&all);
+    return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Allgather failed");
+  }
+  for (int p = 0; p < size; ++p) {
+    const int count = counts[static_cast<std::size_t>(p)];
+    if (count >= 0) continue;
+    MPI_Comm_free(&all);
+    if (count == -2) {
+      return detail::raise_on(parent, MPI_ERR_ARG, fn,
+                              "process {} passed a null handle array for its endpoints", p);
+    }
+    return detail::raise_on(parent, MPI_ERR_ARG, fn,
+                            "process {} asked for a negative number of endpoints ({})", p, count);
+  }
+
+  // The communicator's MPI communicator holds only the processes that host
+  // endpoints: its collectives then involve exactly the communicator's processes.
+  MPI_Comm hosts = all;
+  if (std::find(counts.begin(), counts.end(), 0) != counts.end()) {
+    rc = MPI_Comm_split(all, num_ep > 0 ? 0 : MPI_UNDEFINED, rank, &hosts);
+    MPI_Comm_free(&all);
+    if (rc != MPI_SUCCESS) {
+      return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Comm_split failed");
+    }
+    std::erase(counts, 0);
+  }
+  if (num_ep == 0) return MPI_SUCCESS;
+
+  detail::CommShared* shared = nullptr;
+  std::string why;
+  rc = detail::build_comm(hosts, detail::RankMap::from_counts(counts), &shared, &why);
+  if (rc != MPI_SUCCESS) return detail::raise_on(parent, detail::error_class_of(rc), fn, why);
+  for (int local = 0; local < num_ep; ++local) {
+    out[local] = shared->endpoints[static_cast<std::size_t>(local)].get();
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep
