@@ -14,6 +14,21 @@ namespace ep {
 /// and a message saying how to obtain it otherwise.
 int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info info, Comm out[]);
 
+/// Duplicates the communicator: same ranks, a new context.
+/// \note Collective over all endpoints of `comm`.
+int Comm_dup(Comm comm, Comm* newcomm);
+
+/// Partitions the endpoints by `color`; new ranks are ordered by `key`, ties
+/// by old rank, across processes (as MPI_Comm_split). MPI_UNDEFINED gives
+/// COMM_NULL. Endpoints of one process may pass different colors.
+/// \note Collective over all endpoints of `comm`.
+int Comm_split(Comm comm, int color, int key, Comm* newcomm);
+
+/// MPI_COMM_TYPE_SHARED: the endpoints that share memory (the same node),
+/// ordered by `key`, ties by old rank. MPI_UNDEFINED gives COMM_NULL.
+/// \note Collective over all endpoints of `comm`.
+int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm);
+
 /// Local: the rank of the endpoint `comm` in its communicator.
 int Comm_rank(Comm comm, int* rank);
 /// Local: the number of endpoints in the communicator.

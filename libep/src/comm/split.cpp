@@ -1,0 +1,255 @@
+// Comm_dup, Comm_split and Comm_split_type.
+//
+// All three run the same way: the endpoints of a process meet in their
+// LocalTeam, the leader (local endpoint 0) does the MPI work for the whole
+// process and builds the new communicators, and every endpoint picks up its
+// own handle. MPI constructors on different processes match because every
+// leader makes the same calls in the same order.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "comm/build.hpp"
+#include "comm/split_map.hpp"
+#include "core/error.hpp"
+#include "ep/comm.hpp"
+
+namespace ep {
+
+namespace detail {
+Endpoint* valid_endpoint(Comm comm);
+}
+
+using detail::CommShared;
+using detail::Endpoint;
+using detail::LocalTeam;
+
+namespace {
+
+// What the leader hands back to every endpoint of its process.
+struct Outcome {
+  int rc = MPI_SUCCESS;
+  std::string why;
+  std::vector<Endpoint*> by_local;  // the new handle of each old local endpoint (or null)
+};
+
+// Runs `leader_work` on local endpoint 0 once every endpoint of the process
+// has published `arrival`, then gives each endpoint its handle or the error.
+template <class Arrival, class LeaderWork>
+int meet(Endpoint* e, const Arrival& arrival, Comm* newcomm, const char* function,
+         LeaderWork&& leader_work) {
+  LocalTeam& team = *e->shared->team;
+  team.slot(e->local) = &arrival;
+  team.sync();
+  Outcome outcome;
+  if (e->local == 0) {
+    outcome.by_local.assign(static_cast<std::size_t>(team.size()), nullptr);
+    leader_work(outcome);
+    team.slot(0) = &outcome;  // only the leader read the arrivals
+  }
+  team.sync();
+  const Outcome& shared_outcome = team.peer<Outcome>(0);
+  const int rc = shared_outcome.rc;
+  const std::string why = shared_outcome.why;
+  Endpoint* mine = rc == MPI_SUCCESS ? shared_outcome.by_local[static_cast<std::size_t>(e->local)]
+                                     : nullptr;
+  team.sync();  // the leader's outcome lives on its stack until everyone has read it
+  if (mine) mine->errhandler = e->errhandler;  // MPI: a new communicator inherits it
+  *newcomm = mine;
+  if (rc != MPI_SUCCESS) return detail::raise(e, detail::error_class_of(rc), function, why);
+  return MPI_SUCCESS;
+}
+
+struct SplitArrival {
+  detail::SplitArgs args;
+};
+
+// Every process learns every endpoint's (color, key), indexed by old rank.
+int gather_split_args(const CommShared& shared, const std::vector<detail::SplitArgs>& local,
+                      std::vector<detail::SplitArgs>* by_rank) {
+  const detail::RankMap& map = shared.map;
+  std::vector<int> counts(static_cast<std::size_t>(shared.mpi_size));
+  std::vector<int> displs(counts.size());
+  int total = 0;
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    counts[static_cast<std::size_t>(p)] = 2 * map.count_on(p);
+    displs[static_cast<std::size_t>(p)] = total;
+    total += counts[static_cast<std::size_t>(p)];
+  }
+  std::vector<int> flat(static_cast<std::size_t>(total));
+  const int rc = MPI_Allgatherv(local.data(), 2 * static_cast<int>(local.size()), MPI_INT,
+                                flat.data(), counts.data(), displs.data(), MPI_INT,
+                                shared.mpi_comm);
+  if (rc != MPI_SUCCESS) return rc;
+  by_rank->assign(static_cast<std::size_t>(map.size()), {});
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    const auto ranks = map.ranks_on(p);
+    for (std::size_t l = 0; l < ranks.size(); ++l) {
+      const std::size_t at = static_cast<std::size_t>(displs[static_cast<std::size_t>(p)]) + 2 * l;
+      (*by_rank)[static_cast<std::size_t>(ranks[l])] = {flat[at], flat[at + 1]};
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+// MPI communicator of one group: one MPI_Comm_split when no process hosts
+// two colors, else MPI_Comm_create_group per color in ascending color order
+// (a total order every process follows, so the calls cannot deadlock).
+int make_group_comm(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm* out) {
+  MPI_Group all = MPI_GROUP_NULL;
+  MPI_Group members = MPI_GROUP_NULL;
+  int rc = MPI_Comm_group(shared.mpi_comm, &all);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Group_incl(all, static_cast<int>(group.processes.size()), group.processes.data(),
+                        &members);
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, out);
+  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  return rc;
+}
+
+bool one_color_per_process(const CommShared& shared, const std::vector<detail::SplitArgs>& args) {
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    int first = MPI_UNDEFINED;
+    for (int r : shared.map.ranks_on(p)) {
+      const int c = args[static_cast<std::size_t>(r)].color;
+      if (c == MPI_UNDEFINED) continue;
+      if (first != MPI_UNDEFINED && c != first) return false;
+      first = c;
+    }
+  }
+  return true;
+}
+
+// Builds the communicator of one group on its MPI communicator and hands
+// this process's members their new endpoints.
+void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm mpi,
+                 Outcome& outcome) {
+  CommShared* made = nullptr;
+  outcome.rc = detail::build_comm(mpi, group.map, &made, &outcome.why);
+  if (outcome.rc != MPI_SUCCESS) return;
+  for (std::size_t new_rank = 0; new_rank < group.members.size(); ++new_rank) {
+    const detail::Location old = shared.map.at(group.members[new_rank]);
+    if (old.mpi_rank != shared.mpi_rank) continue;
+    const detail::Location now = group.map.at(static_cast<int>(new_rank));
+    outcome.by_local[static_cast<std::size_t>(old.local_rank)] =
+        made->endpoints[static_cast<std::size_t>(now.local_rank)].get();
+  }
+}
+
+void split_as_leader(const CommShared& shared, Outcome& outcome) {
+  const LocalTeam& team = *shared.team;
+  std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
+  for (int l = 0; l < team.size(); ++l) local[static_cast<std::size_t>(l)] = team.peer<SplitArrival>(l).args;
+  std::vector<detail::SplitArgs> args;
+  outcome.rc = gather_split_args(shared, local, &args);
+  if (outcome.rc != MPI_SUCCESS) {
+    outcome.why = "MPI_Allgatherv of colors and keys failed";
+    return;
+  }
+  // A bad color anywhere fails the split everywhere, with the same reason.
+  for (std::size_t r = 0; r < args.size(); ++r) {
+    if (args[r].color < 0 && args[r].color != MPI_UNDEFINED) {
+      outcome.rc = MPI_ERR_ARG;
+      outcome.why = fmt::format("rank {} passed color {}: colors are >= 0 or MPI_UNDEFINED", r,
+                                args[r].color);
+      return;
+    }
+  }
+  const auto groups = detail::split_groups(shared.map, args, MPI_UNDEFINED, shared.mpi_rank);
+  if (one_color_per_process(shared, args)) {
+    const int color = groups.empty() ? MPI_UNDEFINED : groups.front().color;
+    MPI_Comm mpi = MPI_COMM_NULL;
+    outcome.rc = MPI_Comm_split(shared.mpi_comm, color, shared.mpi_rank, &mpi);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Comm_split failed";
+    } else if (!groups.empty()) {
+      adopt_group(shared, groups.front(), mpi, outcome);
+    }
+    return;
+  }
+  for (const detail::SplitGroup& group : groups) {
+    MPI_Comm mpi = MPI_COMM_NULL;
+    outcome.rc = make_group_comm(shared, group, &mpi);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Comm_create_group failed";
+      return;
+    }
+    adopt_group(shared, group, mpi, outcome);
+    if (outcome.rc != MPI_SUCCESS) return;
+  }
+}
+
+}  // namespace
+
+int Comm_dup(Comm comm, Comm* newcomm) {
+  constexpr const char* fn = "Comm_dup";
+  Endpoint* e = detail::valid_endpoint(comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!newcomm) return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
+  const int arrival = 0;
+  return meet(e, arrival, newcomm, fn, [&](Outcome& outcome) {
+    const CommShared& shared = *e->shared;
+    MPI_Comm mpi = MPI_COMM_NULL;
+    outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Comm_dup failed";
+      return;
+    }
+    CommShared* made = nullptr;
+    outcome.rc = detail::build_comm(mpi, shared.map, &made, &outcome.why);
+    if (outcome.rc != MPI_SUCCESS) return;
+    for (std::size_t l = 0; l < outcome.by_local.size(); ++l) {
+      outcome.by_local[l] = made->endpoints[l].get();
+    }
+  });
+}
+
+int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
+  constexpr const char* fn = "Comm_split";
+  Endpoint* e = detail::valid_endpoint(comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  // A null result pointer is a local error, but the others are already on
+  // their way into the split: take part with MPI_UNDEFINED, then report it.
+  Comm ignored = COMM_NULL;
+  const SplitArrival arrival{{newcomm ? color : MPI_UNDEFINED, key}};
+  const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, fn,
+                      [&](Outcome& outcome) { split_as_leader(*e->shared, outcome); });
+  if (rc == MPI_SUCCESS && !newcomm) return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
+  return rc;
+}
+
+int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm) {
+  constexpr const char* fn = "Comm_split_type";
+  Endpoint* e = detail::valid_endpoint(comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  // Endpoints of one process share its memory, so the process's node decides
+  // the color: the smallest MPI rank of the node's processes. Every endpoint
+  // takes part in finding it, whatever its split_type, so that the team's
+  // steps stay matched.
+  LocalTeam& team = *e->shared->team;
+  int node_color = 0;
+  team.sync();
+  if (e->local == 0) {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(e->shared->mpi_comm, MPI_COMM_TYPE_SHARED, 0, info, &node);
+    MPI_Allreduce(&e->shared->mpi_rank, &node_color, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    team.slot(0) = &node_color;
+  }
+  team.sync();
+  const int color = split_type == MPI_COMM_TYPE_SHARED ? team.peer<int>(0) : MPI_UNDEFINED;
+  team.sync();
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+    // Still take part, so that the other endpoints do not wait forever.
+    Comm ignored = COMM_NULL;
+    Comm_split(comm, MPI_UNDEFINED, key, &ignored);
+    return detail::raise(e, MPI_ERR_ARG, fn,
+                         "split_type {} is not supported: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+                         split_type);
+  }
+  return Comm_split(comm, color, key, newcomm);
+}
+
+}  // namespace ep
