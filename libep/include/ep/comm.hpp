@@ -29,9 +29,28 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm);
 /// \note Collective over all endpoints of `comm`.
 int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm);
 
-/// Local: the rank of the endpoint `comm` in its communicator.
+/// Creates an inter-communicator between the group of `local_comm` and the
+/// group whose leader is `remote_leader` in `peer_comm`, as MPI does. The two
+/// groups must be disjoint at endpoint level, but a process may host
+/// endpoints of both, and both leaders may be in one process.
+/// \note Collective over the endpoints of `local_comm` and of the remote group.
+int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remote_leader,
+                     int tag, Comm* newintercomm);
+
+/// Merges the two groups of an inter-communicator into an intra-communicator:
+/// the group that passed high = 0 first, each group in its own rank order.
+/// \note Collective over both groups.
+int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm);
+
+/// Local: whether `comm` is an inter-communicator.
+int Comm_test_inter(Comm comm, int* flag);
+/// Local: the size of the remote group of an inter-communicator.
+int Comm_remote_size(Comm comm, int* size);
+
+/// Local: the rank of the endpoint `comm` in its communicator (its local
+/// group, for an inter-communicator).
 int Comm_rank(Comm comm, int* rank);
-/// Local: the number of endpoints in the communicator.
+/// Local: the number of endpoints in the communicator (its local group).
 int Comm_size(Comm comm, int* size);
 
 /// Frees the endpoint `*comm` and sets it to COMM_NULL.

@@ -31,13 +31,15 @@ int duplicate_channels(CommShared& shared) {
 
 }  // namespace
 
-int build_comm(MPI_Comm mpi_comm, RankMap map, CommShared** out, std::string* why) {
+int build_comm(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
+               CommShared** out, std::string* why) {
   auto shared = std::make_unique<CommShared>();
   shared->mpi_comm = mpi_comm;
   MPI_Comm_set_errhandler(mpi_comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(mpi_comm, &shared->mpi_rank);
   MPI_Comm_size(mpi_comm, &shared->mpi_size);
   shared->map = std::move(map);
+  shared->identities = std::move(identities);
 
   // MPI caches MPI_TAG_UB on MPI_COMM_WORLD; duplicates of other
   // communicators need not carry it (Open MPI's MPI_COMM_SELF does not).
@@ -71,10 +73,28 @@ int build_comm(MPI_Comm mpi_comm, RankMap map, CommShared** out, std::string* wh
     endpoint->shared = shared.get();
     endpoint->local = local;
     endpoint->rank = shared->map.rank_of(shared->mpi_rank, local);
+    endpoint->identity = shared->identities[static_cast<std::size_t>(endpoint->rank)];
     shared->endpoints.push_back(std::move(endpoint));
   }
   shared->live.store(local_count);
   *out = shared.release();
+  return MPI_SUCCESS;
+}
+
+int build_inter(MPI_Comm carrier, const InterLayout& layout,
+                std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
+  const int rc = build_comm(carrier, layout.map, std::move(identities), out, why);
+  if (rc != MPI_SUCCESS) return rc;
+  CommShared& shared = **out;
+  shared.inter = true;
+  shared.layout = layout;
+  // build_comm numbered the endpoints by union rank; an endpoint's rank is
+  // its rank within its group.
+  for (auto& endpoint : shared.endpoints) {
+    const auto u = static_cast<std::size_t>(endpoint->rank);
+    endpoint->group = layout.group_of[u];
+    endpoint->rank = layout.rank_in_group[u];
+  }
   return MPI_SUCCESS;
 }
 

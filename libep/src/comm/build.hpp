@@ -3,6 +3,10 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "comm/endpoint.hpp"
 #include "comm/rank_map.hpp"
 
@@ -11,9 +15,16 @@ namespace ep::detail {
 /// Builds this process's part of an endpoint communicator whose endpoints
 /// are placed by `map` over the processes of `mpi_comm`, which it takes
 /// over. Every process of `mpi_comm` must host at least one endpoint.
+/// `identities` gives each rank's Endpoint::identity.
 /// \note Collective over the processes of `mpi_comm` (it duplicates it).
 /// Returns an MPI error code; on error nothing is left allocated.
-int build_comm(MPI_Comm mpi_comm, RankMap map, CommShared** out, std::string* why);
+int build_comm(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
+               CommShared** out, std::string* why);
+
+/// The same for an inter-communicator over its carrier (inter_map.hpp);
+/// `identities` is indexed by union rank.
+int build_inter(MPI_Comm carrier, const InterLayout& layout,
+                std::vector<std::int64_t> identities, CommShared** out, std::string* why);
 
 /// Frees the MPI communicators and endpoints of a communicator's process part.
 void release_shared(CommShared* shared);

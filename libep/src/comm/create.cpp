@@ -1,5 +1,7 @@
 // ep::Comm_create_endpoints: the communicator every other one derives from.
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -71,16 +73,28 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   MPI_Comm_rank(all, &rank);
 
   // Every process learns every count, so a bad count anywhere fails the call
-  // everywhere instead of leaving the other processes waiting.
-  const int mine = (num_ep > 0 && out == nullptr) ? -2 : num_ep;
-  std::vector<int> counts(static_cast<std::size_t>(size));
-  rc = MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, all);
+  // everywhere instead of leaving the other processes waiting; with it come
+  // what makes each endpoint's identity (world rank, creation number).
+  static std::atomic<std::int64_t> created{0};
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  const int mine[3] = {(num_ep > 0 && out == nullptr) ? -2 : num_ep,
+                       static_cast<int>(created.fetch_add(std::max(num_ep, 0))), world_rank};
+  std::vector<int> gathered(3 * static_cast<std::size_t>(size));
+  rc = MPI_Allgather(mine, 3, MPI_INT, gathered.data(), 3, MPI_INT, all);
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&all);
     return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Allgather failed");
   }
+  std::vector<int> counts;
+  std::vector<std::int64_t> identities;
   for (int p = 0; p < size; ++p) {
-    const int count = counts[static_cast<std::size_t>(p)];
+    const int count = gathered[3 * static_cast<std::size_t>(p)];
+    counts.push_back(count);
+    for (int l = 0; l < count; ++l) {
+      const std::int64_t host = gathered[3 * static_cast<std::size_t>(p) + 2];
+      identities.push_back(host << 32 | (gathered[3 * static_cast<std::size_t>(p) + 1] + l));
+    }
     if (count >= 0) continue;
     MPI_Comm_free(&all);
     if (count == -2) {
@@ -106,7 +120,8 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
 
   detail::CommShared* shared = nullptr;
   std::string why;
-  rc = detail::build_comm(hosts, detail::RankMap::from_counts(counts), &shared, &why);
+  rc = detail::build_comm(hosts, detail::RankMap::from_counts(counts), std::move(identities),
+                          &shared, &why);
   if (rc != MPI_SUCCESS) return detail::raise_on(parent, detail::error_class_of(rc), fn, why);
   for (int local = 0; local < num_ep; ++local) {
     out[local] = shared->endpoints[static_cast<std::size_t>(local)].get();

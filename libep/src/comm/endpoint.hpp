@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "coll/local_team.hpp"
+#include "comm/inter_map.hpp"
 #include "comm/rank_map.hpp"
 #include "core/intrusive_fifo.hpp"
 #include "core/spinlock.hpp"
@@ -43,8 +44,13 @@ struct Endpoint {
 
   std::uint32_t magic = kMagic;
   CommShared* shared = nullptr;
-  int rank = 0;
-  int local = 0;
+  int rank = 0;   // in its group (the communicator, or its side of an inter-communicator)
+  int local = 0;  // index among the process's endpoints of this communicator (both groups)
+  int group = 0;  // inter-communicators: which of the two groups it belongs to
+  // Who this endpoint is, across communicators: an endpoint keeps its
+  // identity through dup, split, inter-communicator creation and merge, as an
+  // MPI process keeps its identity. (world rank << 32 | creation number)
+  std::int64_t identity = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   MatchState match;
   // Requests the user freed while still active; reclaimed once complete.
@@ -63,6 +69,7 @@ struct CommShared {
   int mpi_rank = 0;
   int mpi_size = 0;
   RankMap map;
+  std::vector<std::int64_t> identities;  // by (union) rank: see Endpoint::identity
   TagLayout tags;
   int user_tag_ub = 0;  // storage for the MPI_TAG_UB attribute
 
@@ -77,10 +84,30 @@ struct CommShared {
   std::unique_ptr<LocalTeam> team;  // where the endpoints meet for collectives
   std::atomic<int> live{0};  // endpoints not yet freed
 
-  int my_mpi_rank() const { return mpi_rank; }
-  bool is_local(int rank) const { return map.at(rank).mpi_rank == mpi_rank; }
-  Endpoint* local_endpoint(int rank) const {
-    return endpoints[static_cast<std::size_t>(map.at(rank).local_rank)].get();
+  // Inter-communicators. `map` then places the union of both groups ("union
+  // ranks"): the first group's ranks, then the second's. The engine moves
+  // messages between union ranks; these tables translate at the edges.
+  bool inter = false;
+  InterLayout layout;  // inter-communicators only; layout.map == map
+  const std::vector<int>& members(int group) const { return layout.members[group]; }
+
+  /// Ranks an endpoint's point-to-point calls address: its own communicator,
+  /// or the remote group of an inter-communicator.
+  int peer_group(const Endpoint& e) const { return inter ? 1 - e.group : e.group; }
+  int group_size(int group) const {
+    return inter ? static_cast<int>(members(group).size()) : map.size();
+  }
+  int peer_count(const Endpoint& e) const { return group_size(peer_group(e)); }
+  int peer_to_union(const Endpoint& e, int peer) const {
+    return inter ? members(peer_group(e))[static_cast<std::size_t>(peer)] : peer;
+  }
+  /// The rank a receiver reports as MPI_SOURCE for a sender's union rank.
+  int source_rank(int union_rank) const {
+    return inter ? layout.rank_in_group[static_cast<std::size_t>(union_rank)] : union_rank;
+  }
+  bool is_local(int union_rank) const { return map.at(union_rank).mpi_rank == mpi_rank; }
+  Endpoint* local_endpoint(int union_rank) const {
+    return endpoints[static_cast<std::size_t>(map.at(union_rank).local_rank)].get();
   }
 };
 

@@ -34,7 +34,7 @@ int Comm_size(Comm comm, int* size) {
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return raise(nullptr, MPI_ERR_COMM, "Comm_size", "invalid communicator handle");
   if (!size) return raise(e, MPI_ERR_ARG, "Comm_size", "size is a null pointer");
-  *size = e->shared->map.size();
+  *size = e->shared->group_size(e->group);
   return MPI_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "comm/build.hpp"
+#include "comm/meet.hpp"
 #include "comm/split_map.hpp"
 #include "core/error.hpp"
 #include "ep/comm.hpp"
@@ -24,41 +25,10 @@ using detail::CommShared;
 using detail::Endpoint;
 using detail::LocalTeam;
 
+using detail::meet;
+using detail::Outcome;
+
 namespace {
-
-// What the leader hands back to every endpoint of its process.
-struct Outcome {
-  int rc = MPI_SUCCESS;
-  std::string why;
-  std::vector<Endpoint*> by_local;  // the new handle of each old local endpoint (or null)
-};
-
-// Runs `leader_work` on local endpoint 0 once every endpoint of the process
-// has published `arrival`, then gives each endpoint its handle or the error.
-template <class Arrival, class LeaderWork>
-int meet(Endpoint* e, const Arrival& arrival, Comm* newcomm, const char* function,
-         LeaderWork&& leader_work) {
-  LocalTeam& team = *e->shared->team;
-  team.slot(e->local) = &arrival;
-  team.sync();
-  Outcome outcome;
-  if (e->local == 0) {
-    outcome.by_local.assign(static_cast<std::size_t>(team.size()), nullptr);
-    leader_work(outcome);
-    team.slot(0) = &outcome;  // only the leader read the arrivals
-  }
-  team.sync();
-  const Outcome& shared_outcome = team.peer<Outcome>(0);
-  const int rc = shared_outcome.rc;
-  const std::string why = shared_outcome.why;
-  Endpoint* mine = rc == MPI_SUCCESS ? shared_outcome.by_local[static_cast<std::size_t>(e->local)]
-                                     : nullptr;
-  team.sync();  // the leader's outcome lives on its stack until everyone has read it
-  if (mine) mine->errhandler = e->errhandler;  // MPI: a new communicator inherits it
-  *newcomm = mine;
-  if (rc != MPI_SUCCESS) return detail::raise(e, detail::error_class_of(rc), function, why);
-  return MPI_SUCCESS;
-}
 
 struct SplitArrival {
   detail::SplitArgs args;
@@ -127,7 +97,9 @@ bool one_color_per_process(const CommShared& shared, const std::vector<detail::S
 void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm mpi,
                  Outcome& outcome) {
   CommShared* made = nullptr;
-  outcome.rc = detail::build_comm(mpi, group.map, &made, &outcome.why);
+  std::vector<std::int64_t> identities;
+  for (int m : group.members) identities.push_back(shared.identities[static_cast<std::size_t>(m)]);
+  outcome.rc = detail::build_comm(mpi, group.map, std::move(identities), &made, &outcome.why);
   if (outcome.rc != MPI_SUCCESS) return;
   for (std::size_t new_rank = 0; new_rank < group.members.size(); ++new_rank) {
     const detail::Location old = shared.map.at(group.members[new_rank]);
@@ -198,7 +170,10 @@ int Comm_dup(Comm comm, Comm* newcomm) {
       return;
     }
     CommShared* made = nullptr;
-    outcome.rc = detail::build_comm(mpi, shared.map, &made, &outcome.why);
+    outcome.rc = shared.inter ? detail::build_inter(mpi, shared.layout, shared.identities, &made,
+                                                    &outcome.why)
+                              : detail::build_comm(mpi, shared.map, shared.identities, &made,
+                                                   &outcome.why);
     if (outcome.rc != MPI_SUCCESS) return;
     for (std::size_t l = 0; l < outcome.by_local.size(); ++l) {
       outcome.by_local[l] = made->endpoints[l].get();
@@ -210,6 +185,9 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   constexpr const char* fn = "Comm_split";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (e->shared->inter) {
+    return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
+  }
   // A null result pointer is a local error, but the others are already on
   // their way into the split: take part with MPI_UNDEFINED, then report it.
   Comm ignored = COMM_NULL;
@@ -224,6 +202,9 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   constexpr const char* fn = "Comm_split_type";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (e->shared->inter) {
+    return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
+  }
   // Endpoints of one process share its memory, so the process's node decides
   // the color: the smallest MPI rank of the node's processes. Every endpoint
   // takes part in finding it, whatever its split_type, so that the team's

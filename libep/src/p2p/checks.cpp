@@ -13,7 +13,7 @@ int check_comm(Comm comm, const char* function, Endpoint** out) {
 }
 
 int check_peer(Endpoint* e, int rank, bool is_source, const char* function) {
-  const int size = e->shared->map.size();
+  const int size = e->shared->peer_count(*e);
   if (rank == MPI_PROC_NULL || (rank >= 0 && rank < size)) return MPI_SUCCESS;
   if (is_source && rank == MPI_ANY_SOURCE) return MPI_SUCCESS;
   return raise(e, MPI_ERR_RANK, function,

@@ -34,7 +34,7 @@ void complete_from(RequestImpl* r, const Incoming& message) {
 bool may_match_remote(const Endpoint* endpoint, int source) {
   const CommShared& shared = *endpoint->shared;
   if (shared.mpi_size == 1) return false;
-  return source == MPI_ANY_SOURCE || !shared.is_local(source);
+  return source == MPI_ANY_SOURCE || !shared.is_local(shared.peer_to_union(*endpoint, source));
 }
 
 int start_send(RequestImpl* r, bool blocking, const char* function) {
@@ -43,7 +43,9 @@ int start_send(RequestImpl* r, bool blocking, const char* function) {
     r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
     return MPI_SUCCESS;
   }
-  const int rc = r->endpoint->shared->is_local(r->peer) ? intra_send(r) : remote_send(r, blocking);
+  const CommShared& shared = *r->endpoint->shared;
+  r->target = shared.peer_to_union(*r->endpoint, r->peer);
+  const int rc = shared.is_local(r->target) ? intra_send(r) : remote_send(r, blocking);
   return check_mpi(rc, r->endpoint, function, "the MPI send below");
 }
 

@@ -25,10 +25,10 @@ constexpr std::int64_t kEagerLimit = 16 * 1024;
 
 int intra_send(RequestImpl* s) {
   Endpoint* self = s->endpoint;
-  Endpoint* destination = self->shared->local_endpoint(s->peer);
+  Endpoint* destination = self->shared->local_endpoint(s->target);
   const ConstTyped data{s->buf, s->count, s->type, s->layout};
   const std::int64_t bytes = data.bytes();
-  const int source = self->rank;
+  const int source = self->rank;  // what the receiver reports, also across an inter-communicator
   const int tag = s->tag;
 
   MatchState& m = destination->match;

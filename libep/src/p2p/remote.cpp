@@ -23,7 +23,7 @@ namespace ep::detail {
 int remote_send(RequestImpl* s, bool blocking) {
   Endpoint* self = s->endpoint;
   CommShared& shared = *self->shared;
-  const Location to = shared.map.at(s->peer);
+  const Location to = shared.map.at(s->target);
   const bool sync = s->mode == SendMode::synchronous;
   const int mpi_tag = shared.tags.encode({sync, self->local, s->tag});
   MPI_Comm inbox = shared.inbox[static_cast<std::size_t>(to.local_rank)];
@@ -78,7 +78,7 @@ int drain_remote(Endpoint* endpoint) {
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     auto* message = new Incoming;
     message->kind = Incoming::Kind::remote;
-    message->source = shared.map.rank_of(status.MPI_SOURCE, envelope.source_local);
+    message->source = shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
     message->tag = envelope.tag;
     message->bytes = bytes;
     message->mpi_message = handle;

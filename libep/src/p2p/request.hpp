@@ -72,7 +72,8 @@ struct RequestImpl {
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   TypeLayout layout;
-  int peer = 0;  // destination or source rank
+  int peer = 0;    // destination or source rank, as the user gave it
+  int target = 0;  // sends: the destination's union rank (comm/endpoint.hpp)
   int tag = 0;
 
   std::atomic<State> state{State::inactive};

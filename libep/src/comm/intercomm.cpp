@@ -1,0 +1,409 @@
+// Inter-communicators: Intercomm_create, Intercomm_merge and the queries.
+//
+// Intercomm_create runs in four steps (inter_map.hpp has the rank layout):
+//  1. each group describes itself: the leaders of its processes gather, over
+//     the group's MPI communicator, which world rank hosts each rank and
+//     each endpoint's identity;
+//  2. the two group leaders swap descriptions over the peer communicator,
+//     with ordinary libep messages on the user's tag;
+//  3. each group's processes receive the remote description (MPI_Bcast from
+//     the process of the group leader);
+//  4. the processes hosting either group make the carrier with
+//     MPI_Comm_create_group over MPI_COMM_WORLD and build the communicator.
+// A process may host endpoints of both groups: its two teams then meet in a
+// process-wide registry so that only one of them makes the carrier (an MPI
+// process must take part once), and both pick their endpoints from it.
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "comm/build.hpp"
+#include "comm/meet.hpp"
+#include "core/backoff.hpp"
+#include "ep/comm.hpp"
+#include "ep/p2p.hpp"
+
+namespace ep {
+
+namespace detail {
+Endpoint* valid_endpoint(Comm comm);
+}
+
+using detail::CommShared;
+using detail::Endpoint;
+using detail::LocalTeam;
+
+namespace {
+
+// A group as the other side needs to know it: by rank, the world rank of the
+// hosting process and the endpoint's identity.
+struct GroupInfo {
+  int rc = MPI_SUCCESS;  // nonzero: the group failed before it could describe itself
+  std::vector<std::int64_t> hosts;
+  std::vector<std::int64_t> identities;
+
+  std::vector<std::int64_t> flatten() const {
+    std::vector<std::int64_t> flat{rc, static_cast<std::int64_t>(hosts.size())};
+    flat.insert(flat.end(), hosts.begin(), hosts.end());
+    flat.insert(flat.end(), identities.begin(), identities.end());
+    return flat;
+  }
+  static GroupInfo unflatten(const std::vector<std::int64_t>& flat) {
+    GroupInfo g;
+    g.rc = static_cast<int>(flat[0]);
+    const auto n = static_cast<std::ptrdiff_t>(flat[1]);
+    g.hosts.assign(flat.begin() + 2, flat.begin() + 2 + n);
+    g.identities.assign(flat.begin() + 2 + n, flat.begin() + 2 + 2 * n);
+    return g;
+  }
+};
+
+// Step 1, run by the leader of each process of the group.
+int describe_group(const CommShared& shared, GroupInfo* info) {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  MPI_Comm_group(shared.mpi_comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> process_ranks(static_cast<std::size_t>(shared.mpi_size));
+  std::vector<int> world_ranks(process_ranks.size());
+  for (std::size_t p = 0; p < process_ranks.size(); ++p) process_ranks[p] = static_cast<int>(p);
+  const int rc = MPI_Group_translate_ranks(group, shared.mpi_size, process_ranks.data(), world,
+                                           world_ranks.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  if (rc != MPI_SUCCESS) return rc;
+  info->hosts.clear();
+  for (int r = 0; r < shared.map.size(); ++r) {
+    info->hosts.push_back(world_ranks[static_cast<std::size_t>(shared.map.at(r).mpi_rank)]);
+  }
+  info->identities = shared.identities;
+  return MPI_SUCCESS;
+}
+
+// Step 2, run by the local leader endpoint.
+int swap_with_remote_leader(const GroupInfo& mine, Comm peer_comm, int remote_leader, int tag,
+                            GroupInfo* theirs) {
+  const std::vector<std::int64_t> out = mine.flatten();
+  Request sent = REQUEST_NULL;
+  int rc = Isend(out.data(), static_cast<int>(out.size()), MPI_INT64_T, remote_leader, tag,
+                 peer_comm, &sent);
+  if (rc != MPI_SUCCESS) return rc;
+  Status status;
+  rc = Probe(remote_leader, tag, peer_comm, &status);
+  int count = 0;
+  if (rc == MPI_SUCCESS) rc = Get_count(&status, MPI_INT64_T, &count);
+  std::vector<std::int64_t> in(static_cast<std::size_t>(std::max(count, 2)));
+  if (rc == MPI_SUCCESS) {
+    rc = Recv(in.data(), count, MPI_INT64_T, remote_leader, tag, peer_comm, STATUS_IGNORE);
+  }
+  const int wait_rc = Wait(&sent, STATUS_IGNORE);
+  if (rc == MPI_SUCCESS) rc = wait_rc;
+  if (rc == MPI_SUCCESS) *theirs = GroupInfo::unflatten(in);
+  return rc;
+}
+
+// Step 3: the remote description reaches every process of the group.
+int broadcast_group(const CommShared& shared, int root_process, GroupInfo* info) {
+  std::vector<std::int64_t> flat = info->flatten();
+  std::int64_t length = static_cast<std::int64_t>(flat.size());
+  int rc = MPI_Bcast(&length, 1, MPI_INT64_T, root_process, shared.mpi_comm);
+  flat.resize(static_cast<std::size_t>(length));
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Bcast(flat.data(), static_cast<int>(length), MPI_INT64_T, root_process,
+                   shared.mpi_comm);
+  }
+  if (rc == MPI_SUCCESS) *info = GroupInfo::unflatten(flat);
+  return rc;
+}
+
+// Step 4's meeting point for the teams of one process.
+struct Pending {
+  int rc = MPI_SUCCESS;
+  std::string why;
+  CommShared* shared = nullptr;
+  bool done = false;
+  int teams_expected = 0;
+  int teams_taken = 0;
+};
+using PendingKey = std::tuple<std::int64_t, std::int64_t, int>;
+std::mutex registry_mutex;
+std::condition_variable registry_changed;
+std::map<PendingKey, Pending> registry;
+
+// MPI_Comm_create_group needs a tag that concurrent creations sharing
+// processes do not share; the leaders' identities and the user tag make
+// one, folded into the 15 bits every MPI allows.
+int carrier_tag(const PendingKey& key) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::uint64_t v : {static_cast<std::uint64_t>(std::get<0>(key)),
+                          static_cast<std::uint64_t>(std::get<1>(key)),
+                          static_cast<std::uint64_t>(std::get<2>(key))}) {
+    h = (h ^ v) * 1099511628211ull;
+  }
+  return static_cast<int>(h & 0x7fff);
+}
+
+int make_carrier(const detail::InterLayout& layout, int tag, MPI_Comm* carrier) {
+  MPI_Group world = MPI_GROUP_NULL;
+  MPI_Group members = MPI_GROUP_NULL;
+  int rc = MPI_Comm_group(MPI_COMM_WORLD, &world);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Group_incl(world, static_cast<int>(layout.processes.size()), layout.processes.data(),
+                        &members);
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, carrier);
+  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
+  if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
+  return rc;
+}
+
+// Step 4: the first team of this process to get here makes the carrier and
+// the communicator; a second team (the process hosts both groups) waits for
+// it. Returns the communicator or the error.
+CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& layout,
+                             const std::vector<std::int64_t>& identities, int my_world_rank,
+                             detail::Outcome& outcome) {
+  std::unique_lock lock(registry_mutex);
+  auto [it, first] = registry.try_emplace(key);
+  Pending& pending = it->second;
+  if (first) {
+    // How many teams of this process will come: one per group it hosts.
+    for (int g = 0; g < 2; ++g) {
+      for (int u : layout.members[g]) {
+        const int host = layout.processes[static_cast<std::size_t>(layout.map.at(u).mpi_rank)];
+        if (host == my_world_rank) {
+          ++pending.teams_expected;
+          break;
+        }
+      }
+    }
+    lock.unlock();
+    MPI_Comm carrier = MPI_COMM_NULL;
+    CommShared* made = nullptr;
+    std::string why;
+    int rc = make_carrier(layout, carrier_tag(key), &carrier);
+    if (rc != MPI_SUCCESS) {
+      why = "MPI_Comm_create_group failed";
+    } else {
+      rc = detail::build_inter(carrier, layout, identities, &made, &why);
+    }
+    lock.lock();
+    pending.rc = rc;
+    pending.why = why;
+    pending.shared = made;
+    pending.done = true;
+    registry_changed.notify_all();
+  } else {
+    registry_changed.wait(lock, [&] { return pending.done; });
+  }
+  outcome.rc = pending.rc;
+  outcome.why = pending.why;
+  CommShared* shared = pending.shared;
+  if (++pending.teams_taken == pending.teams_expected) registry.erase(it);
+  return shared;
+}
+
+struct CreateArrival {
+  const GroupInfo* remote = nullptr;  // set by the local leader endpoint
+};
+
+}  // namespace
+
+int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remote_leader,
+                     int tag, Comm* newintercomm) {
+  constexpr const char* fn = "Intercomm_create";
+  Endpoint* e = detail::valid_endpoint(local_comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid local communicator handle");
+  CommShared& shared = *e->shared;
+  // Checks every endpoint of the group makes alike, so all fail together.
+  if (shared.inter) return detail::raise(e, MPI_ERR_COMM, fn, "local_comm is an inter-communicator");
+  if (!newintercomm) return detail::raise(e, MPI_ERR_ARG, fn, "newintercomm is a null pointer");
+  if (local_leader < 0 || local_leader >= shared.map.size()) {
+    return detail::raise(e, MPI_ERR_RANK, fn, "invalid local_leader {}: local_comm has {} endpoints",
+                         local_leader, shared.map.size());
+  }
+  LocalTeam& team = *shared.team;
+  const bool leading = e->rank == local_leader;
+
+  // Step 1.
+  GroupInfo mine;
+  team.sync();
+  if (e->local == 0) {
+    mine.rc = describe_group(shared, &mine);
+    team.slot(0) = &mine;
+  }
+  team.sync();
+  const GroupInfo& described = team.peer<GroupInfo>(0);
+
+  // Step 2, on the leader endpoint while the others wait in the team.
+  GroupInfo remote;
+  CreateArrival arrival;
+  if (leading) {
+    GroupInfo sent = described;
+    Endpoint* peer = detail::valid_endpoint(peer_comm);
+    if (!peer) {
+      sent.rc = MPI_ERR_COMM;
+    } else if (remote_leader < 0 || remote_leader >= peer->shared->peer_count(*peer) ||
+               remote_leader == peer->rank) {
+      sent.rc = MPI_ERR_RANK;
+    }
+    if (sent.rc == MPI_SUCCESS) {
+      const int rc = swap_with_remote_leader(sent, peer_comm, remote_leader, tag, &remote);
+      if (rc != MPI_SUCCESS) remote.rc = rc;
+    } else {
+      remote.rc = sent.rc;
+    }
+    arrival.remote = &remote;
+  }
+  team.sync();  // everyone has read `described`; leaders may reuse slots
+  team.slot(e->local) = &arrival;
+  team.sync();
+
+  // Steps 3 and 4, by the leader of each process of the group.
+  detail::Outcome outcome;
+  if (e->local == 0) {
+    outcome.by_local.assign(static_cast<std::size_t>(team.size()), nullptr);
+    const detail::Location at = shared.map.at(local_leader);
+    GroupInfo theirs;
+    if (at.mpi_rank == shared.mpi_rank) theirs = *team.peer<CreateArrival>(at.local_rank).remote;
+    outcome.rc = broadcast_group(shared, at.mpi_rank, &theirs);
+    if (outcome.rc == MPI_SUCCESS) outcome.rc = theirs.rc;
+    if (outcome.rc == MPI_SUCCESS) {
+      std::set<std::int64_t> ours(described.identities.begin(), described.identities.end());
+      for (std::int64_t id : theirs.identities) {
+        if (ours.count(id)) {
+          outcome.rc = MPI_ERR_COMM;
+          outcome.why = "the local and remote groups overlap: an endpoint belongs to both";
+        }
+      }
+    } else if (outcome.why.empty()) {
+      outcome.why = outcome.rc == MPI_ERR_RANK
+                        ? "the remote_leader is not a valid rank of peer_comm other than the local leader"
+                        : "the group leaders could not exchange their groups";
+    }
+    if (outcome.rc == MPI_SUCCESS) {
+      // Both sides must agree which group is first: the one whose rank 0 has
+      // the smaller identity (the groups are disjoint, so they differ).
+      const bool ours_first = described.identities.front() < theirs.identities.front();
+      const GroupInfo& first = ours_first ? described : theirs;
+      const GroupInfo& second = ours_first ? theirs : described;
+      std::vector<int> first_hosts(first.hosts.begin(), first.hosts.end());
+      std::vector<int> second_hosts(second.hosts.begin(), second.hosts.end());
+      const detail::InterLayout layout = detail::inter_layout(first_hosts, second_hosts);
+      std::vector<std::int64_t> identities(first.identities);
+      identities.insert(identities.end(), second.identities.begin(), second.identities.end());
+      int world_rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+      const PendingKey key{first.identities.front(), second.identities.front(), tag};
+      CommShared* made = obtain_intercomm(key, layout, identities, world_rank, outcome);
+      if (outcome.rc == MPI_SUCCESS) {
+        const int my_group = ours_first ? 0 : 1;
+        for (int l = 0; l < team.size(); ++l) {
+          const int old_rank = shared.map.rank_of(shared.mpi_rank, l);
+          const int u = layout.members[my_group][static_cast<std::size_t>(old_rank)];
+          outcome.by_local[static_cast<std::size_t>(l)] =
+              made->endpoints[static_cast<std::size_t>(layout.map.at(u).local_rank)].get();
+        }
+      }
+    }
+    team.slot(0) = &outcome;
+  }
+  team.sync();
+  const detail::Outcome& result = team.peer<detail::Outcome>(0);
+  const int rc = result.rc;
+  const std::string why = result.why;
+  Endpoint* made = rc == MPI_SUCCESS ? result.by_local[static_cast<std::size_t>(e->local)] : nullptr;
+  team.sync();
+  if (made) made->errhandler = e->errhandler;
+  *newintercomm = made;
+  if (rc != MPI_SUCCESS) return detail::raise(e, detail::error_class_of(rc), fn, why);
+  return MPI_SUCCESS;
+}
+
+int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
+  constexpr const char* fn = "Intercomm_merge";
+  Endpoint* e = detail::valid_endpoint(intercomm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e->shared->inter) {
+    return detail::raise(e, MPI_ERR_COMM, fn, "the communicator is not an inter-communicator");
+  }
+  if (!newintracomm) return detail::raise(e, MPI_ERR_ARG, fn, "newintracomm is a null pointer");
+  struct Arrival {
+    int group;
+    int high;
+  };
+  const Arrival arrival{e->group, high ? 1 : 0};
+  return detail::meet(e, arrival, newintracomm, fn, [&](detail::Outcome& outcome) {
+    const CommShared& shared = *e->shared;
+    const LocalTeam& team = *shared.team;
+    // Each group's `high` (MPI: the same within a group), as far as this
+    // process knows it; -1 where it hosts no endpoint of the group.
+    int highs[2] = {-1, -1};
+    for (int l = 0; l < team.size(); ++l) {
+      const Arrival& a = team.peer<Arrival>(l);
+      highs[a.group] = a.high;
+    }
+    std::vector<int> all(2 * static_cast<std::size_t>(shared.mpi_size));
+    outcome.rc = MPI_Allgather(highs, 2, MPI_INT, all.data(), 2, MPI_INT, shared.mpi_comm);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Allgather of the groups' high flags failed";
+      return;
+    }
+    for (std::size_t p = 0; p < all.size(); p += 2) {
+      for (int g = 0; g < 2; ++g) {
+        if (all[p + static_cast<std::size_t>(g)] >= 0) highs[g] = all[p + static_cast<std::size_t>(g)];
+      }
+    }
+    // Low group first; with equal flags MPI leaves the order to us: the
+    // carrier's first group.
+    const int low = highs[0] <= highs[1] ? 0 : 1;
+    std::vector<int> new_rank_of;
+    detail::RankMap map = detail::merge_map(shared.layout, low, &new_rank_of);
+    std::vector<std::int64_t> identities(shared.identities.size());
+    for (std::size_t u = 0; u < new_rank_of.size(); ++u) {
+      identities[static_cast<std::size_t>(new_rank_of[u])] = shared.identities[u];
+    }
+    MPI_Comm mpi = MPI_COMM_NULL;
+    outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Comm_dup failed";
+      return;
+    }
+    CommShared* made = nullptr;
+    outcome.rc = detail::build_comm(mpi, map, std::move(identities), &made, &outcome.why);
+    if (outcome.rc != MPI_SUCCESS) return;
+    for (int l = 0; l < team.size(); ++l) {
+      const int u = shared.map.rank_of(shared.mpi_rank, l);
+      const int n = new_rank_of[static_cast<std::size_t>(u)];
+      outcome.by_local[static_cast<std::size_t>(l)] =
+          made->endpoints[static_cast<std::size_t>(made->map.at(n).local_rank)].get();
+    }
+  });
+}
+
+int Comm_test_inter(Comm comm, int* flag) {
+  Endpoint* e = detail::valid_endpoint(comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, "Comm_test_inter", "invalid communicator handle");
+  if (!flag) return detail::raise(e, MPI_ERR_ARG, "Comm_test_inter", "flag is a null pointer");
+  *flag = e->shared->inter ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int Comm_remote_size(Comm comm, int* size) {
+  constexpr const char* fn = "Comm_remote_size";
+  Endpoint* e = detail::valid_endpoint(comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e->shared->inter) {
+    return detail::raise(e, MPI_ERR_COMM, fn, "the communicator is not an inter-communicator");
+  }
+  if (!size) return detail::raise(e, MPI_ERR_ARG, fn, "size is a null pointer");
+  *size = e->shared->group_size(1 - e->group);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep
