@@ -42,6 +42,10 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
 /// \note Collective over both groups.
 int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm);
 
+/// Local: MPI_IDENT for the same communicator, MPI_CONGRUENT for the same
+/// endpoints in the same order, MPI_SIMILAR in another order, else MPI_UNEQUAL.
+int Comm_compare(Comm comm1, Comm comm2, int* result);
+
 /// Local: whether `comm` is an inter-communicator.
 int Comm_test_inter(Comm comm, int* flag);
 /// Local: the size of the remote group of an inter-communicator.

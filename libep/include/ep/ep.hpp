@@ -7,6 +7,7 @@
 #pragma once
 
 #include <ep/comm.hpp>
+#include <ep/inspect.hpp>
 #include <ep/p2p.hpp>
 #include <ep/types.hpp>
 #include <ep/version.hpp>

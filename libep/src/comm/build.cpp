@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "coll/local_team.hpp"
+#include "comm/inspect.hpp"
 
 namespace ep::detail {
 
@@ -31,8 +32,40 @@ int duplicate_channels(CommShared& shared) {
 
 }  // namespace
 
+// build_comm without the EP_INSPECT dump, which build_inter makes once its
+// tables are in place.
+static int build_part(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
+                      CommShared** out, std::string* why);
+
+// The MPI_COMM_WORLD ranks of the processes, and a name for the
+// communicator that every process agrees on (for EP_INSPECT dumps).
+static int identify(CommShared& shared) {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  MPI_Comm_group(shared.mpi_comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<std::size_t>(shared.mpi_size));
+  for (std::size_t p = 0; p < ranks.size(); ++p) ranks[p] = static_cast<int>(p);
+  shared.world_ranks.resize(ranks.size());
+  int rc = MPI_Group_translate_ranks(group, shared.mpi_size, ranks.data(), world,
+                                     shared.world_ranks.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  int name[2] = {shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)], shared.id};
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(name, 2, MPI_INT, 0, shared.mpi_comm);
+  shared.global_id = fmt::format("w{}c{}", name[0], name[1]);
+  return rc;
+}
+
 int build_comm(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
                CommShared** out, std::string* why) {
+  const int rc = build_part(mpi_comm, std::move(map), std::move(identities), out, why);
+  if (rc == MPI_SUCCESS) dump_if_requested(**out);
+  return rc;
+}
+
+static int build_part(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
+                      CommShared** out, std::string* why) {
   auto shared = std::make_unique<CommShared>();
   shared->mpi_comm = mpi_comm;
   MPI_Comm_set_errhandler(mpi_comm, MPI_ERRORS_RETURN);
@@ -66,6 +99,11 @@ int build_comm(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identit
   }
 
   shared->id = next_comm_id.fetch_add(1);
+  if (identify(*shared) != MPI_SUCCESS) {
+    *why = "MPI_Bcast of the communicator's name failed";
+    release_shared(shared.release());
+    return MPI_ERR_OTHER;
+  }
   const int local_count = shared->map.count_on(shared->mpi_rank);
   shared->team = std::make_unique<LocalTeam>(local_count);
   for (int local = 0; local < local_count; ++local) {
@@ -83,7 +121,7 @@ int build_comm(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identit
 
 int build_inter(MPI_Comm carrier, const InterLayout& layout,
                 std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
-  const int rc = build_comm(carrier, layout.map, std::move(identities), out, why);
+  const int rc = build_part(carrier, layout.map, std::move(identities), out, why);
   if (rc != MPI_SUCCESS) return rc;
   CommShared& shared = **out;
   shared.inter = true;
@@ -95,6 +133,7 @@ int build_inter(MPI_Comm carrier, const InterLayout& layout,
     endpoint->group = layout.group_of[u];
     endpoint->rank = layout.rank_in_group[u];
   }
+  dump_if_requested(shared);
   return MPI_SUCCESS;
 }
 

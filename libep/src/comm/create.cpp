@@ -3,10 +3,12 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "comm/build.hpp"
+#include "comm/inspect.hpp"
 #include "core/error.hpp"
 #include "ep/comm.hpp"
 
@@ -85,6 +87,19 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&all);
     return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Allgather failed");
+  }
+  // Host names, for rank maps shown to people (comm/inspect.hpp).
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int name_length = 0;
+  MPI_Get_processor_name(name, &name_length);
+  std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  if (MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
+                    MPI_CHAR, all) == MPI_SUCCESS) {
+    for (int p = 0; p < size; ++p) {
+      const char* host = names.data() + static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME;
+      detail::remember_host(gathered[3 * static_cast<std::size_t>(p) + 2],
+                            std::string(host, strnlen(host, MPI_MAX_PROCESSOR_NAME)));
+    }
   }
   std::vector<int> counts;
   std::vector<std::int64_t> identities;

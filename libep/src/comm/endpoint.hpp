@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "coll/local_team.hpp"
@@ -62,12 +63,14 @@ struct Endpoint {
 
 struct CommShared {
   int id = 0;  // process-wide sequence number, for messages
+  std::string global_id;  // the same in every process: "w<world rank>c<id>" of MPI rank 0
   // The communicator's MPI communicator: exactly the processes that host its
   // endpoints, ranked as in the rank map. Its leaders (local endpoint 0 of
   // each process) run the inter-process steps of collectives on it.
   MPI_Comm mpi_comm = MPI_COMM_NULL;
   int mpi_rank = 0;
   int mpi_size = 0;
+  std::vector<int> world_ranks;  // MPI_COMM_WORLD rank of each process of mpi_comm
   RankMap map;
   std::vector<std::int64_t> identities;  // by (union) rank: see Endpoint::identity
   TagLayout tags;

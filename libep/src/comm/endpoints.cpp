@@ -1,5 +1,7 @@
 // Endpoint communicators: creation, queries, attributes, error handlers, free.
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -90,6 +92,52 @@ int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   // ...) are the hosting process's.
   const int rc = MPI_Comm_get_attr(e->shared->mpi_comm, comm_keyval, attribute_val, flag);
   return detail::check_mpi(rc, e, fn, "MPI_Comm_get_attr");
+}
+
+namespace {
+
+// Identities of a group of `shared`, in rank order.
+std::vector<std::int64_t> identities_of(const CommShared& shared, int group) {
+  if (!shared.inter) return shared.identities;
+  std::vector<std::int64_t> ids;
+  for (int u : shared.members(group)) ids.push_back(shared.identities[static_cast<std::size_t>(u)]);
+  return ids;
+}
+
+// MPI_CONGRUENT if equal in order, MPI_SIMILAR if equal as sets, else MPI_UNEQUAL.
+int compare_groups(std::vector<std::int64_t> a, std::vector<std::int64_t> b) {
+  if (a == b) return MPI_CONGRUENT;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+}  // namespace
+
+int Comm_compare(Comm comm1, Comm comm2, int* result) {
+  constexpr const char* fn = "Comm_compare";
+  Endpoint* a = detail::valid_endpoint(comm1);
+  Endpoint* b = detail::valid_endpoint(comm2);
+  if (!a || !b) return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!result) return raise(a, MPI_ERR_ARG, fn, "result is a null pointer");
+  const CommShared& x = *a->shared;
+  const CommShared& y = *b->shared;
+  if (&x == &y) {
+    *result = MPI_IDENT;
+  } else if (x.inter != y.inter) {
+    *result = MPI_UNEQUAL;
+  } else if (!x.inter) {
+    *result = compare_groups(identities_of(x, 0), identities_of(y, 0));
+  } else {
+    // Inter-communicators: both the local and the remote groups must match.
+    const int local = compare_groups(identities_of(x, a->group), identities_of(y, b->group));
+    const int remote =
+        compare_groups(identities_of(x, 1 - a->group), identities_of(y, 1 - b->group));
+    // The weaker of the two answers.
+    auto weakness = [](int r) { return r == MPI_CONGRUENT ? 0 : r == MPI_SIMILAR ? 1 : 2; };
+    *result = weakness(local) >= weakness(remote) ? local : remote;
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace ep

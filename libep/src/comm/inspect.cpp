@@ -1,0 +1,131 @@
+#include "comm/inspect.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "ep/inspect.hpp"
+
+namespace ep::detail {
+
+namespace {
+
+std::mutex hosts_mutex;
+std::map<int, std::string> hosts_by_world_rank;
+
+std::string host_of(int world_rank) {
+  std::lock_guard lock(hosts_mutex);
+  auto it = hosts_by_world_rank.find(world_rank);
+  return it == hosts_by_world_rank.end() ? std::string("?") : it->second;
+}
+
+// One entry per rank of `ranks` (union ranks), numbered by position.
+nlohmann::json map_entries(const CommShared& shared, const std::vector<int>& ranks) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const Location at = shared.map.at(ranks[i]);
+    const int world = shared.world_ranks[static_cast<std::size_t>(at.mpi_rank)];
+    entries.push_back({{"rank", i},
+                       {"mpi_rank", at.mpi_rank},
+                       {"world_rank", world},
+                       {"host", host_of(world)},
+                       {"local_rank", at.local_rank}});
+  }
+  return entries;
+}
+
+std::vector<int> all_ranks(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
+  return v;
+}
+
+nlohmann::json document(const CommShared& shared, const Endpoint* viewer) {
+  nlohmann::json doc;
+  doc["schema"] = "libep-rank-map";
+  doc["schema_version"] = 1;
+  doc["communicator"] = shared.global_id;
+  doc["kind"] = shared.inter ? "inter" : "intra";
+  doc["mpi_size"] = shared.mpi_size;
+  doc["viewer"] = {{"mpi_rank", shared.mpi_rank},
+                   {"world_rank", shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)]}};
+  if (viewer) {
+    doc["viewer"]["rank"] = viewer->rank;
+    if (shared.inter) doc["viewer"]["group"] = viewer->group;
+  }
+  nlohmann::json processes = nlohmann::json::array();
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    const int world = shared.world_ranks[static_cast<std::size_t>(p)];
+    nlohmann::json entry = {{"mpi_rank", p},
+                            {"world_rank", world},
+                            {"host", host_of(world)},
+                            {"endpoints", shared.map.count_on(p)},
+                            {"leader", shared.map.ranks_on(p).empty() ? -1 : shared.map.ranks_on(p)[0]}};
+    processes.push_back(entry);
+  }
+  doc["processes"] = processes;
+  if (!shared.inter) {
+    doc["size"] = shared.map.size();
+    doc["rank_map"] = map_entries(shared, all_ranks(shared.map.size()));
+    return doc;
+  }
+  // The union ("intercomm") map and each group's; local/remote follow the viewer.
+  doc["size"] = shared.map.size();
+  doc["intercomm_rank_map"] = map_entries(shared, all_ranks(shared.map.size()));
+  doc["groups"] = {map_entries(shared, shared.members(0)), map_entries(shared, shared.members(1))};
+  for (std::size_t u = 0; u < doc["intercomm_rank_map"].size(); ++u) {
+    doc["intercomm_rank_map"][u]["group"] = shared.layout.group_of[u];
+  }
+  if (viewer) {
+    doc["local_rank_map"] = doc["groups"][viewer->group];
+    doc["remote_rank_map"] = doc["groups"][1 - viewer->group];
+  }
+  return doc;
+}
+
+}  // namespace
+
+void remember_host(int world_rank, std::string host) {
+  std::lock_guard lock(hosts_mutex);
+  hosts_by_world_rank[world_rank] = std::move(host);
+}
+
+std::string rank_maps_json(const Endpoint& viewer) {
+  return document(*viewer.shared, &viewer).dump(2);
+}
+
+void dump_if_requested(const CommShared& shared) {
+  static const char* const directory = std::getenv("EP_INSPECT");
+  if (!directory || !*directory) return;
+  const int world = shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)];
+  const std::string path = fmt::format("{}/{}.w{}.json", directory, shared.global_id, world);
+  std::ofstream out(path);
+  out << document(shared, nullptr).dump(2) << '\n';
+  if (!out) {
+    std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", path.c_str());
+  }
+}
+
+}  // namespace ep::detail
+
+namespace ep {
+
+namespace detail {
+Endpoint* valid_endpoint(Comm comm);
+}
+
+int Comm_inspect(Comm comm, std::string* json) {
+  detail::Endpoint* e = detail::valid_endpoint(comm);
+  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, "Comm_inspect", "invalid communicator handle");
+  if (!json) return detail::raise(e, MPI_ERR_ARG, "Comm_inspect", "json is a null pointer");
+  *json = detail::rank_maps_json(*e);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep

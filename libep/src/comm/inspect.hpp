@@ -1,0 +1,21 @@
+// Rank maps as data: what ep::Comm_inspect returns and EP_INSPECT dumps.
+#pragma once
+
+#include <string>
+
+#include "comm/endpoint.hpp"
+
+namespace ep::detail {
+
+/// The JSON document (schema results/rank-map.schema.json) describing the
+/// communicator of `viewer` as its process sees it.
+std::string rank_maps_json(const Endpoint& viewer);
+
+/// Writes this process's view of a new communicator to $EP_INSPECT/ if that
+/// environment variable names a directory; otherwise does nothing.
+void dump_if_requested(const CommShared& shared);
+
+/// Remembers the host name of a world rank (learned at endpoint creation).
+void remember_host(int world_rank, std::string host);
+
+}  // namespace ep::detail
