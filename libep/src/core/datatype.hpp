@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace ep::detail {
 
@@ -43,6 +44,23 @@ struct Typed {
   MPI_Datatype type;
   TypeLayout layout;
   std::int64_t bytes() const { return std::int64_t{count} * layout.size; }
+};
+
+/// A buffer laid out for `count` elements of a datatype, as a receive
+/// buffer of that type would be: base() is the address to pass to MPI, the
+/// memory covers [base() + true_lb, base() + true_lb + span).
+class TypedScratch {
+ public:
+  TypedScratch(int count, const TypeLayout& layout)
+      : span_(count > 0 ? (count - 1) * layout.extent + layout.true_extent : 0),
+        memory_(new std::byte[static_cast<std::size_t>(span_ > 0 ? span_ : 1)]),
+        true_lb_(layout.true_lb) {}
+  void* base() const { return memory_.get() - true_lb_; }
+
+ private:
+  MPI_Aint span_;
+  std::unique_ptr<std::byte[]> memory_;
+  MPI_Aint true_lb_;
 };
 
 /// Copies the message `from` into `to`, at most to's capacity: whole
