@@ -1,0 +1,117 @@
+#include "bench_options.hpp"
+
+#include <fmt/core.h>
+#include <mpi.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "mpi_check.hpp"
+#include "provenance.hpp"
+#include "subcommand.hpp"
+
+namespace ep::bench {
+
+namespace {
+const std::map<std::string, int>& thread_levels() {
+  static const std::map<std::string, int> levels{{"single", MPI_THREAD_SINGLE},
+                                                 {"funneled", MPI_THREAD_FUNNELED},
+                                                 {"serialized", MPI_THREAD_SERIALIZED},
+                                                 {"multiple", MPI_THREAD_MULTIPLE}};
+  return levels;
+}
+}  // namespace
+
+std::string_view impl_name(Impl impl) {
+  switch (impl) {
+    case Impl::ep:
+      return "ep";
+    case Impl::mpi:
+      return "mpi";
+    case Impl::mpi_threads:
+      return "mpi-threads";
+  }
+  return "?";
+}
+
+Impl BenchOptions::parsed_impl() const {
+  if (impl == "mpi") return Impl::mpi;
+  if (impl == "mpi-threads") return Impl::mpi_threads;
+  return Impl::ep;
+}
+
+void add_bench_options(CLI::App& app, BenchOptions& o) {
+  app.add_option("--impl", o.impl,
+                 "Who plays the ranks: ep (libep endpoints, one std::thread each), mpi (one "
+                 "MPI process per rank), mpi-threads (threads sharing an MPI rank, one "
+                 "MPI_Comm_dup each)")
+      ->check(CLI::IsMember({"ep", "mpi", "mpi-threads"}))
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup,
+                 "Untimed iterations before each message size (default: by size)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--iterations", o.iterations,
+                 "Timed iterations per repetition (default: enough for --min-time)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repetitions", o.repetitions, "Repetitions per message size, all kept")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--min-time", o.min_time,
+                 "Seconds one repetition should last when --iterations is not given")
+      ->check(CLI::Range(1e-6, 3600.0))
+      ->capture_default_str();
+  app.add_option("--json", o.json_path,
+                 "Write results as JSON to FILE ('-': stdout, and the tables go to stderr)")
+      ->type_name("FILE");
+  app.add_flag("--quiet,-q", o.quiet, "No progress messages on stderr");
+  app.add_flag("--validate", o.validate,
+               "Check payloads after each message size (outside the timed region)");
+  app.add_option("--thread-level", o.thread_level,
+                 "MPI thread level to request (default auto: multiple for ep and mpi-threads, "
+                 "single for mpi)")
+      ->check(CLI::IsMember({"auto", "single", "funneled", "serialized", "multiple"}))
+      ->capture_default_str();
+}
+
+int requested_thread_level(const BenchOptions& o) {
+  if (o.thread_level != "auto") return thread_levels().at(o.thread_level);
+  return o.parsed_impl() == Impl::mpi ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
+}
+
+void require_thread_level(const BenchOptions& o, int provided) {
+  const Impl impl = o.parsed_impl();
+  if (impl == Impl::mpi || provided == MPI_THREAD_MULTIPLE) return;
+  if (o.thread_level != "auto" && o.thread_level != "multiple")
+    throw UsageError(
+        fmt::format("--impl {} drives MPI from several threads and needs "
+                    "--thread-level multiple (or auto), not '{}'",
+                    impl_name(impl), o.thread_level));
+  throw UsageError(fmt::format(
+      "--impl {} needs MPI_THREAD_MULTIPLE, but the MPI library provided only {}; rebuild "
+      "or configure MPI with thread support, or use --impl mpi",
+      impl_name(impl), tools::thread_level_name(provided)));
+}
+
+}  // namespace ep::bench
+
+namespace ep::bench {
+
+void check_output_path(const std::string& path, int world_rank) {
+  int writable = 1;
+  std::string reason;
+  if (world_rank == 0 && !path.empty() && path != "-") {
+    // Appending creates the file if needed and leaves an old one intact
+    // until the results replace it.
+    std::ofstream probe(path, std::ios::app);
+    if (!probe) {
+      writable = 0;
+      reason = std::strerror(errno);
+    }
+  }
+  tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (!writable) throw UsageError(fmt::format("--json: cannot write '{}': {}", path, reason));
+}
+
+}  // namespace ep::bench

@@ -1,0 +1,108 @@
+// ep-bench: benchmarks of libep endpoints, side by side with plain MPI
+// processes and with threads that share an MPI rank.
+//
+// The command line is parsed before MPI starts, because the chosen
+// subcommand decides which thread level to request. Every rank parses the
+// same arguments and reaches the same verdict; only world rank 0 prints it.
+
+#include <fmt/core.h>
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <ep/version.hpp>
+#include <exception>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mpi_check.hpp"
+#include "p2p.hpp"
+#include "subcommand.hpp"
+
+namespace {
+
+using ep::bench::exit_usage;
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// Help, --version and parse errors: MPI is started only to learn which rank
+// prints, so that mpirun -np 4 shows one message, not four.
+int finish_parse(const CLI::App& app, const CLI::ParseError& error) {
+  if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS) return app.exit(error) == 0 ? 0 : exit_usage;
+  const bool printer = world_rank() == 0;
+  int code = error.get_exit_code();
+  if (code == 0) {  // --help or --version: CLI11 prints them
+    std::ostream discard(nullptr);
+    code = printer ? app.exit(error) : app.exit(error, discard, discard);
+  } else if (printer) {
+    fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
+  }
+  MPI_Finalize();
+  return code == 0 ? 0 : exit_usage;
+}
+
+int run(const ep::bench::Subcommand& command, int argc, char** argv) {
+  ep::bench::Invocation inv;
+  inv.command_line.assign(argv, argv + argc);
+  inv.thread_level_requested = command.thread_level();
+  if (MPI_Init_thread(&argc, &argv, inv.thread_level_requested, &inv.thread_level_provided) !=
+      MPI_SUCCESS) {
+    fmt::print(stderr, "ep-bench: MPI_Init_thread failed\n");
+    return ep::bench::exit_failed;
+  }
+  MPI_Comm_size(MPI_COMM_WORLD, &inv.world_size);
+  inv.world_rank = world_rank();
+  const std::string prefix = fmt::format("ep-bench {}", command.app->get_name());
+
+  int status = 0;
+  try {
+    status = command.run(inv);
+  } catch (const ep::bench::UsageError& e) {
+    if (inv.world_rank == 0)
+      fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", prefix, e.what());
+    status = exit_usage;
+  } catch (const std::exception& e) {  // reaches one rank only: say which
+    fmt::print(stderr, "{} (world rank {}): {}\n", prefix, inv.world_rank, e.what());
+    status = ep::bench::exit_failed;
+  }
+  MPI_Finalize();
+  return status;
+}
+
+int ep_bench(int argc, char** argv) {
+  CLI::App app{
+      "ep-bench: benchmarks of libep endpoints, side by side with plain MPI processes and with "
+      "threads sharing an MPI rank. Run under mpirun; one rank prints.",
+      "ep-bench"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       std::string("ep-bench ") + ep::version() + " (" + ep::git_revision() + ")");
+  // One line per subcommand: each file adds its own options and knows how to run.
+  const std::vector<ep::bench::Subcommand> commands{ep::bench::setup_p2p(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return finish_parse(app, e);
+  }
+  for (const auto& command : commands) {
+    if (command.app->parsed()) return run(command, argc, argv);
+  }
+  return exit_usage;  // unreachable: require_subcommand(1) rejects the rest
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ep::tools::set_program_name("ep-bench");
+  try {
+    return ep_bench(argc, argv);
+  } catch (const std::exception& e) {  // e.g. out of memory while setting up
+    fmt::print(stderr, "ep-bench: {}\n", e.what());
+    return ep::bench::exit_failed;
+  }
+}

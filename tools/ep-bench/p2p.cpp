@@ -1,0 +1,439 @@
+#include "p2p.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <ep/ep.hpp>
+#include <memory>
+#include <stdexcept>
+
+#include "links.hpp"
+#include "mpi_check.hpp"
+#include "p2p_measure.hpp"
+#include "provenance.hpp"
+#include "report.hpp"
+#include "sizes.hpp"
+
+namespace ep::bench {
+
+namespace {
+
+// Receive slots of a window must not overlap, so a streaming receiver holds
+// window x size bytes; past this budget the window shrinks for large sizes.
+constexpr std::int64_t window_budget_bytes = std::int64_t{64} << 20;
+
+constexpr const char* help_footer = R"(
+Ranks and processes. With k = --pairs, ranks 0..k-1 send and ranks k..2k-1
+receive; sender i talks only to receiver k+i. mpirun -np must match:
+  --impl ep          --placement intra   -np 1: one process hosts all 2k endpoints
+  --impl ep          --placement inter   -np 2: process 0 hosts the k senders,
+                                                process 1 the k receivers
+  --impl mpi-threads --placement intra   -np 1: 2k threads share one MPI rank and
+                                                talk through MPI self-messages
+  --impl mpi-threads --placement inter   -np 2: k threads per process
+  --impl mpi         (either placement)  -np 2k: one rank per process, so pairs
+                                                always span processes; results
+                                                are labelled "inter"
+Every endpoint or rank is driven by its own thread (the main thread is one).
+Open MPI binds each process to one core by default: where a process hosts
+several threads, add --bind-to none to mpirun (ep-bench warns otherwise).
+
+Measurements (--tests):
+  latency    blocking ping-pong; one-way latency = round trip / 2, in us
+  bandwidth  each pair streams windows of --window Isends, acknowledged per
+             window (as osu_bw); MB/s = 10^6 bytes/s, summed over pairs
+  msgrate    the same streaming at --msgrate-sizes; messages/s summed over pairs
+A repetition's time is that of the slowest rank; every repetition is kept.
+
+Examples:
+  scripts/mpirun.sh --bind-to none -np 1 ep-bench p2p --impl ep --sizes 8,1K,64K
+  scripts/mpirun.sh --bind-to none -np 2 ep-bench p2p --impl ep --placement inter \
+      --tests msgrate --pairs 2
+  scripts/mpirun.sh -np 2 ep-bench p2p --impl mpi --json results.json)";
+
+const char* family_name(Family f) {
+  switch (f) {
+    case Family::latency:
+      return "latency";
+    case Family::bandwidth:
+      return "bandwidth";
+    case Family::msgrate:
+      return "msgrate";
+  }
+  return "?";
+}
+
+// --- who runs where -----------------------------------------------------------
+
+/// Which process and thread plays which rank of the pattern.
+struct P2pLayout {
+  Impl impl = Impl::ep;
+  bool intra = true;  ///< both ends of every pair in one process
+  int pairs = 1;
+  int processes = 1;  ///< what mpirun -np must be
+  int workers = 1;    ///< threads per process, one per rank it hosts
+
+  const char* placement() const { return intra ? "intra" : "inter"; }
+  /// Processes host consecutive ranks (as Comm_create_endpoints orders them).
+  int rank_of(int process, int worker) const { return process * workers + worker; }
+  P2pSeat seat_of(int rank) const {
+    return {rank < pairs ? Role::sender : Role::receiver, rank % pairs};
+  }
+  int peer_of(int rank) const { return (rank + pairs) % (2 * pairs); }
+};
+
+P2pLayout plan_layout(const P2pOptions& o) {
+  P2pLayout l;
+  l.impl = o.bench.parsed_impl();
+  l.pairs = o.pairs;
+  l.intra = o.placement == "intra" && l.impl != Impl::mpi;
+  if (l.impl == Impl::mpi) {
+    l.processes = 2 * o.pairs;
+    l.workers = 1;
+  } else if (l.intra) {
+    l.processes = 1;
+    l.workers = 2 * o.pairs;
+  } else {
+    l.processes = 2;
+    l.workers = o.pairs;
+  }
+  return l;
+}
+
+void check_world_size(const P2pLayout& l, int world_size) {
+  if (world_size == l.processes) return;
+  const int ranks = 2 * l.pairs;
+  std::string why;
+  if (l.impl == Impl::mpi)
+    why = fmt::format("--impl mpi runs each of the {} ranks of --pairs {} in its own process",
+                      ranks, l.pairs);
+  else if (l.intra)
+    why = fmt::format("--impl {} --placement intra puts all {} {} of --pairs {} in one process",
+                      impl_name(l.impl), ranks, l.impl == Impl::ep ? "endpoints" : "threads",
+                      l.pairs);
+  else
+    why = fmt::format(
+        "--impl {} --placement inter puts the {} sender(s) in process 0 and the {} receiver(s) "
+        "in process 1",
+        impl_name(l.impl), l.pairs, l.pairs);
+  throw UsageError(
+      fmt::format("{}, so it needs mpirun -np {}, but this job has {} process{} "
+                  "(see 'ep-bench p2p --help')",
+                  why, l.processes, world_size, world_size == 1 ? "" : "es"));
+}
+
+std::vector<P2pCase> plan_cases(const P2pOptions& o) {
+  std::vector<P2pCase> cases;
+  for (const std::string test : {"latency", "bandwidth", "msgrate"}) {
+    if (std::find(o.tests.begin(), o.tests.end(), test) == o.tests.end()) continue;
+    const Family family = test == "latency"     ? Family::latency
+                          : test == "bandwidth" ? Family::bandwidth
+                                                : Family::msgrate;
+    for (const std::int64_t bytes :
+         parse_size_list(family == Family::msgrate ? o.msgrate_sizes : o.sizes)) {
+      int window = 1;
+      if (family != Family::latency)
+        window = bytes == 0 ? o.window
+                            : static_cast<int>(std::clamp<std::int64_t>(window_budget_bytes / bytes,
+                                                                        1, o.window));
+      cases.push_back({family, bytes, window});
+    }
+  }
+  return cases;
+}
+
+// --- results --------------------------------------------------------------------
+
+/// Turns reduced timings into table rows and JSON entries. Every process's
+/// worker 0 calls it alike; only the writer (world rank 0) prints or keeps.
+class P2pReport {
+ public:
+  P2pReport(const P2pOptions& o, const P2pLayout& l, bool writer)
+      : options_(o),
+        layout_(l),
+        writer_(writer),
+        out_(o.bench.json_path == "-" ? stderr : stdout),
+        progress_(writer && !o.bench.quiet && isatty(STDERR_FILENO) != 0) {}
+
+  void begin(const P2pCase& c);
+  void repetition_done(const P2pCase& c, int repetition);
+  void add(const P2pCase& c, const P2pOutcome& outcome);
+
+  nlohmann::ordered_json& benchmarks() { return benchmarks_; }
+  std::int64_t validation_errors() const { return validation_errors_; }
+
+ private:
+  Table table_for(Family f) const;
+  std::string name_of(const P2pCase& c) const;
+  Repetition repetition_of(const P2pCase& c, std::int64_t iterations,
+                           const std::array<double, 2>& seconds) const;
+  std::vector<std::string> row_of(const P2pCase& c, const Series& s) const;
+
+  const P2pOptions& options_;
+  const P2pLayout& layout_;
+  bool writer_;
+  std::FILE* out_;
+  Progress progress_;
+  std::optional<Family> current_;
+  nlohmann::ordered_json benchmarks_ = nlohmann::ordered_json::array();
+  std::int64_t validation_errors_ = 0;
+};
+
+Table P2pReport::table_for(Family f) const {
+  std::vector<Table::Column> columns{{"bytes", 9}};
+  if (f == Family::latency) {
+    columns.insert(columns.end(), {{"iters", 9}, {"median", 11}, {"min", 11}, {"p90", 11}});
+  } else if (f == Family::bandwidth) {
+    columns.insert(columns.end(), {{"window", 8}, {"median MB/s", 13}, {"min", 11}, {"max", 11}});
+  } else {
+    columns.insert(columns.end(),
+                   {{"window", 8}, {"median Mmsg/s", 15}, {"min", 11}, {"max", 11}, {"MB/s", 11}});
+  }
+  if (options_.bench.validate) columns.push_back({"payload", 10});
+  return Table(out_, std::move(columns));
+}
+
+void P2pReport::begin(const P2pCase& c) {
+  if (!writer_ || current_ == c.family) return;
+  current_ = c.family;
+  const char* unit = c.family == Family::latency     ? "one-way latency, us"
+                     : c.family == Family::bandwidth ? "MB/s, all pairs together"
+                                                     : "millions of messages/s, all pairs together";
+  progress_.clear();
+  const Table table = table_for(c.family);
+  table.print_title(fmt::format("p2p {} --impl {} --placement {}: {} pair{}, {} repetitions ({})",
+                                family_name(c.family), impl_name(layout_.impl), layout_.placement(),
+                                layout_.pairs, layout_.pairs == 1 ? "" : "s",
+                                options_.bench.repetitions, unit));
+  table.print_header();
+}
+
+void P2pReport::repetition_done(const P2pCase& c, int repetition) {
+  progress_.show(fmt::format("p2p {} {} bytes: repetition {}/{}", family_name(c.family),
+                             format_size(c.bytes), repetition + 1, options_.bench.repetitions));
+}
+
+std::string P2pReport::name_of(const P2pCase& c) const {
+  std::string name = fmt::format("p2p/{}/{}/{}/{}", family_name(c.family), impl_name(layout_.impl),
+                                 layout_.placement(), c.bytes);
+  if (layout_.pairs > 1) name += fmt::format("/pairs:{}", layout_.pairs);
+  return name;
+}
+
+// Latency: real_time is the one-way time (half a round trip). Streaming:
+// real_time is the time per message of one pair; rates count all pairs.
+Repetition P2pReport::repetition_of(const P2pCase& c, std::int64_t iterations,
+                                    const std::array<double, 2>& seconds) const {
+  const bool latency = c.family == Family::latency;
+  const double messages = static_cast<double>(iterations) * (latency ? 2.0 : c.window);
+  Repetition rep;
+  rep.real_time = seconds[0] / messages * 1e6;
+  rep.cpu_time = seconds[1] / messages * 1e6;
+  if (!latency && seconds[0] > 0) {
+    const double all_pairs = messages * layout_.pairs;
+    rep.items_per_second = all_pairs / seconds[0];
+    rep.bytes_per_second = all_pairs * static_cast<double>(c.bytes) / seconds[0];
+  }
+  return rep;
+}
+
+std::vector<std::string> P2pReport::row_of(const P2pCase& c, const Series& s) const {
+  std::vector<std::string> row{format_size(c.bytes)};
+  if (c.family == Family::latency) {
+    const Summary t = summarize_metric(s, &Repetition::real_time);
+    row.insert(row.end(), {std::to_string(s.iterations), format_number(t.median),
+                           format_number(t.min), format_number(t.p90)});
+  } else {
+    const Summary bw = summarize_metric(s, &Repetition::bytes_per_second).value_or(Summary{});
+    const Summary rate = summarize_metric(s, &Repetition::items_per_second).value_or(Summary{});
+    const bool mb = c.family == Family::bandwidth;
+    const Summary& shown = mb ? bw : rate;
+    const double scale = 1e-6;  // MB/s and millions of messages/s
+    row.insert(row.end(), {std::to_string(c.window), format_number(shown.median * scale),
+                           format_number(shown.min * scale), format_number(shown.max * scale)});
+    if (!mb) row.push_back(format_number(bw.median * scale));
+  }
+  if (s.validation_errors)
+    row.push_back(*s.validation_errors == 0 ? "ok" : fmt::format("{} BAD", *s.validation_errors));
+  return row;
+}
+
+void P2pReport::add(const P2pCase& c, const P2pOutcome& outcome) {
+  if (!writer_) return;
+  Series s;
+  s.name = name_of(c);
+  s.family = fmt::format("p2p/{}", family_name(c.family));
+  s.labels = {{"impl", impl_name(layout_.impl)},
+              {"placement", layout_.placement()},
+              {"pairs", layout_.pairs},
+              {"ranks", 2 * layout_.pairs},
+              {"bytes", c.bytes}};
+  if (c.family != Family::latency) s.labels["window"] = c.window;
+  s.iterations = outcome.iterations;
+  for (const auto& seconds : outcome.repetitions)
+    s.repetitions.push_back(repetition_of(c, outcome.iterations, seconds));
+  s.validation_errors = outcome.validation_errors;
+  validation_errors_ += outcome.validation_errors.value_or(0);
+  append_entries(benchmarks_, s);
+  progress_.clear();
+  table_for(c.family).print_row(row_of(c, s));
+}
+
+// --- running the pattern with each implementation --------------------------------
+
+template <class Link>
+void measure_all(Team& team, int worker, const Link& link, P2pSeat seat,
+                 const std::vector<P2pCase>& cases, const BenchOptions& bench, P2pReport& report) {
+  for (const P2pCase& c : cases) {
+    if (worker == 0) report.begin(c);
+    const auto outcome = measure_p2p_case(team, worker, link, seat, c, bench,
+                                          [&](int r) { report.repetition_done(c, r); });
+    if (worker == 0) report.add(c, outcome);
+  }
+}
+
+void run_with_ep(const P2pLayout& l, int process, const std::vector<P2pCase>& cases,
+                 const BenchOptions& bench, P2pReport& report) {
+  std::vector<ep::Comm> comms(static_cast<std::size_t>(l.workers), ep::COMM_NULL);
+  tools::check(ep::Comm_create_endpoints(MPI_COMM_WORLD, l.workers, MPI_INFO_NULL, comms.data()),
+               "ep::Comm_create_endpoints");
+  Team team(l.workers);
+  team.run([&](int w) {
+    ep::Comm& comm = comms[static_cast<std::size_t>(w)];
+    const int rank = l.rank_of(process, w);
+    int actual = -1;
+    tools::check(ep::Comm_rank(comm, &actual), "ep::Comm_rank");
+    if (actual != rank)  // the whole pattern rests on this order
+      tools::abort_job(fmt::format("endpoint {} of process {} has rank {}, expected {}", w, process,
+                                   actual, rank));
+    measure_all(team, w, EpLink{comm, l.peer_of(rank)}, l.seat_of(rank), cases, bench, report);
+    tools::check(ep::Comm_free(&comm), "ep::Comm_free");
+  });
+}
+
+// Plain MPI processes, or threads sharing a rank: both talk MPI. Each pair
+// gets its own duplicate of MPI_COMM_WORLD, so the pairs of mpi-threads never
+// match each other's messages, as separate endpoints would not.
+void run_with_mpi(const P2pLayout& l, int process, const std::vector<P2pCase>& cases,
+                  const BenchOptions& bench, P2pReport& report) {
+  const int communicators = l.impl == Impl::mpi ? 1 : l.pairs;
+  std::vector<MPI_Comm> comms(static_cast<std::size_t>(communicators), MPI_COMM_NULL);
+  for (auto& comm : comms) tools::check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+  Team team(l.workers);
+  team.run([&](int w) {
+    const int rank = l.rank_of(process, w);
+    const P2pSeat seat = l.seat_of(rank);
+    MpiLink link;
+    if (l.impl == Impl::mpi) {
+      link = {comms.front(), l.peer_of(rank)};
+    } else {  // the peer thread lives in this process (intra) or the other one
+      link = {comms[static_cast<std::size_t>(seat.pair)], l.intra ? process : 1 - process};
+    }
+    measure_all(team, w, link, seat, cases, bench, report);
+  });
+  for (auto& comm : comms) tools::check(MPI_Comm_free(&comm), "MPI_Comm_free");
+}
+
+nlohmann::ordered_json describe(const P2pOptions& o, const P2pLayout& l, const Invocation& inv) {
+  auto context = tools::describe_run(
+      {inv.command_line, inv.thread_level_requested, inv.thread_level_provided, l.workers});
+  if (context.is_null()) return context;
+  nlohmann::ordered_json document = {
+      {"schema_version", result_schema_version},
+      {"ep_bench_version", ep::version()},
+      {"subcommand", "p2p"},
+      {"impl", impl_name(l.impl)},
+      {"placement", l.placement()},
+      {"pairs", l.pairs},
+      {"total_ranks", 2 * l.pairs},
+      {"threads_per_process", l.workers},
+      {"endpoints_per_process", l.impl == Impl::ep ? l.workers : 0},
+      {"repetitions", o.bench.repetitions},
+      {"validate", o.bench.validate},
+  };
+  document.update(context);
+  // Said on stderr and kept in the file: such numbers measure the binding.
+  if (const std::string warning = tools::affinity_warning(document); !warning.empty()) {
+    fmt::print(stderr, "ep-bench p2p: warning: {}\n", warning);
+    document["warnings"] = {warning};
+  }
+  return document;
+}
+
+}  // namespace
+
+Subcommand setup_p2p(CLI::App& parent) {
+  auto options = std::make_shared<P2pOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "p2p", "Point-to-point latency, bandwidth and message rate between pairs of ranks");
+  add_bench_options(*app, options->bench);
+  const CLI::Validator size_list(
+      [](std::string& text) -> std::string {
+        try {
+          parse_size_list(text);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "SIZES");
+  app->add_option("--placement", options->placement,
+                  "intra: both ends of each pair in one process; inter: senders in process 0, "
+                  "receivers in process 1")
+      ->check(CLI::IsMember({"intra", "inter"}))
+      ->capture_default_str();
+  app->add_option("--pairs", options->pairs, "Pairs of ranks talking at once")
+      ->check(CLI::Range(1, 128))
+      ->capture_default_str();
+  app->add_option("--sizes", options->sizes,
+                  "Message sizes for latency and bandwidth: a list like 1,8,1K,64K,1M and/or "
+                  "ranges lo:hi[:xF|:+S]")
+      ->check(size_list)
+      ->capture_default_str();
+  app->add_option("--msgrate-sizes", options->msgrate_sizes, "Message sizes for msgrate")
+      ->check(size_list)
+      ->capture_default_str();
+  app->add_option("--tests", options->tests, "What to measure")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"latency", "bandwidth", "msgrate"}))
+      ->capture_default_str();
+  app->add_option("--window", options->window,
+                  "Messages in flight per pair when streaming (shrunk so that a window "
+                  "holds at most 64 MiB)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  app->footer(help_footer);
+  return {app, [options] { return requested_thread_level(options->bench); },
+          [options](const Invocation& inv) { return run_p2p(*options, inv); }};
+}
+
+int run_p2p(const P2pOptions& o, const Invocation& inv) {
+  require_thread_level(o.bench, inv.thread_level_provided);
+  const P2pLayout layout = plan_layout(o);
+  check_world_size(layout, inv.world_size);
+  check_output_path(o.bench.json_path, inv.world_rank);
+  const std::vector<P2pCase> cases = plan_cases(o);
+
+  const bool writer = inv.world_rank == 0;
+  nlohmann::ordered_json document = {{"context", describe(o, layout, inv)},
+                                     {"benchmarks", nlohmann::ordered_json::array()}};
+  P2pReport report(o, layout, writer);
+  if (layout.impl == Impl::ep)
+    run_with_ep(layout, inv.world_rank, cases, o.bench, report);
+  else
+    run_with_mpi(layout, inv.world_rank, cases, o.bench, report);
+
+  if (!writer) return 0;
+  if (!o.bench.json_path.empty()) {
+    document["benchmarks"] = std::move(report.benchmarks());
+    write_json(o.bench.json_path, document);
+  }
+  if (report.validation_errors() > 0) {
+    fmt::print(stderr, "{}: --validate: {} message(s) arrived with wrong contents\n",
+               tools::program_name(), report.validation_errors());
+    return exit_failed;
+  }
+  return 0;
+}
+
+}  // namespace ep::bench

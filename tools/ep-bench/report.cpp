@@ -1,0 +1,147 @@
+#include "report.hpp"
+
+#include <fmt/core.h>
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <utility>
+
+namespace ep::bench {
+
+namespace {
+
+using Statistic = std::pair<const char*, double Summary::*>;
+constexpr std::array<Statistic, 6> statistics{{{"median", &Summary::median},
+                                               {"mean", &Summary::mean},
+                                               {"min", &Summary::min},
+                                               {"max", &Summary::max},
+                                               {"p90", &Summary::p90},
+                                               {"stddev", &Summary::stddev}}};
+
+// An entry with google/benchmark's field order: identity first, then the
+// labels of the series, then the numbers.
+nlohmann::ordered_json start_entry(const Series& series, std::string name, const char* run_type) {
+  nlohmann::ordered_json entry = {{"name", std::move(name)},
+                                  {"family", series.family},
+                                  {"run_name", series.name},
+                                  {"run_type", run_type},
+                                  {"repetitions", series.repetitions.size()}};
+  return entry;
+}
+
+void finish_entry(nlohmann::ordered_json& entry, const Series& series, double real, double cpu,
+                  std::optional<double> bytes_per_second, std::optional<double> items_per_second) {
+  entry.update(series.labels);
+  entry["iterations"] = series.iterations;
+  entry["real_time"] = real;
+  entry["cpu_time"] = cpu;
+  entry["time_unit"] = "us";
+  if (bytes_per_second) entry["bytes_per_second"] = *bytes_per_second;
+  if (items_per_second) entry["items_per_second"] = *items_per_second;
+  entry["validated"] = series.validation_errors.has_value();
+  if (series.validation_errors) entry["validation_errors"] = *series.validation_errors;
+}
+
+}  // namespace
+
+Summary summarize_metric(const Series& series, double Repetition::*metric) {
+  std::vector<double> values;
+  for (const auto& rep : series.repetitions) values.push_back(rep.*metric);
+  return summarize(std::move(values));
+}
+
+std::optional<Summary> summarize_metric(const Series& series,
+                                        std::optional<double> Repetition::*metric) {
+  std::vector<double> values;
+  for (const auto& rep : series.repetitions) {
+    if (!(rep.*metric)) return std::nullopt;
+    values.push_back(*(rep.*metric));
+  }
+  return summarize(std::move(values));
+}
+
+void append_entries(nlohmann::ordered_json& benchmarks, const Series& series) {
+  for (std::size_t i = 0; i < series.repetitions.size(); ++i) {
+    const Repetition& rep = series.repetitions[i];
+    auto entry = start_entry(series, series.name, "iteration");
+    entry["repetition_index"] = i;
+    finish_entry(entry, series, rep.real_time, rep.cpu_time, rep.bytes_per_second,
+                 rep.items_per_second);
+    benchmarks.push_back(std::move(entry));
+  }
+  const Summary real = summarize_metric(series, &Repetition::real_time);
+  const Summary cpu = summarize_metric(series, &Repetition::cpu_time);
+  const auto bytes = summarize_metric(series, &Repetition::bytes_per_second);
+  const auto items = summarize_metric(series, &Repetition::items_per_second);
+  const auto pick = [](const std::optional<Summary>& s, double Summary::*field) {
+    return s ? std::optional<double>((*s).*field) : std::nullopt;
+  };
+  for (const auto& [statistic, field] : statistics) {
+    auto entry = start_entry(series, fmt::format("{}_{}", series.name, statistic), "aggregate");
+    entry["aggregate_name"] = statistic;
+    finish_entry(entry, series, real.*field, cpu.*field, pick(bytes, field), pick(items, field));
+    benchmarks.push_back(std::move(entry));
+  }
+}
+
+void write_json(const std::string& path, const nlohmann::ordered_json& document) {
+  const std::string text = document.dump(2) + "\n";
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream file(path);
+  if (file) file << text;
+  if (!file.flush())
+    throw std::runtime_error(
+        fmt::format("cannot write --json '{}': {}", path, std::strerror(errno)));
+}
+
+void Table::print_title(std::string_view title) const {
+  fmt::print(out_, "\n# {}\n", title);
+  std::fflush(out_);
+}
+
+void Table::print_header() const {
+  std::string line;
+  for (const auto& c : columns_) line += fmt::format("{:>{}}", c.title, c.width);
+  fmt::print(out_, "{}\n", line);
+  std::fflush(out_);
+}
+
+void Table::print_row(const std::vector<std::string>& cells) const {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size() && i < columns_.size(); ++i)
+    line += fmt::format("{:>{}}", cells[i], columns_[i].width);
+  fmt::print(out_, "{}\n", line);
+  std::fflush(out_);
+}
+
+void Progress::show(std::string_view text) {
+  if (!enabled_) return;
+  fmt::print(stderr, "\r\033[K{}", text);
+  std::fflush(stderr);
+  showing_ = true;
+}
+
+void Progress::clear() {
+  if (!showing_) return;
+  fmt::print(stderr, "\r\033[K");
+  std::fflush(stderr);
+  showing_ = false;
+}
+
+std::string format_number(double value) {
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 100) return fmt::format("{:.0f}", value);
+  if (magnitude >= 10) return fmt::format("{:.1f}", value);
+  if (magnitude >= 1) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3f}", value);
+}
+
+}  // namespace ep::bench

@@ -1,0 +1,87 @@
+// Results for people and for programs: JSON entries shaped like
+// google/benchmark's ("benchmarks": one entry per repetition plus aggregate
+// entries), aligned tables, and a progress line on a terminal.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace ep::bench {
+
+/// The version of the result file layout (tools/ep-bench/result.schema.json).
+inline constexpr int result_schema_version = 1;
+
+/// One repetition, already reduced over ranks (its time is the slowest rank's).
+struct Repetition {
+  double real_time = 0;  ///< per iteration unit of the family, in microseconds
+  double cpu_time = 0;   ///< the busiest rank's CPU time, in the same unit
+  std::optional<double> bytes_per_second;
+  std::optional<double> items_per_second;
+};
+
+/// Every repetition of one benchmark (one family at one message size).
+struct Series {
+  std::string name;               ///< e.g. "p2p/latency/ep/intra/8"
+  std::string family;             ///< e.g. "p2p/latency"
+  nlohmann::ordered_json labels;  ///< impl, placement, bytes, ...: copied into every entry
+  std::int64_t iterations = 0;
+  std::vector<Repetition> repetitions;
+  std::optional<std::int64_t> validation_errors;  ///< set when --validate ran
+};
+
+/// Summary of one metric over the repetitions of a series.
+Summary summarize_metric(const Series& series, double Repetition::*metric);
+std::optional<Summary> summarize_metric(const Series& series,
+                                        std::optional<double> Repetition::*metric);
+
+/// One entry per repetition ("run_type": "iteration"), then one per statistic
+/// ("run_type": "aggregate", "aggregate_name": median, mean, min, max, p90,
+/// stddev). Each statistic is taken of each metric on its own: the "min"
+/// entry holds the lowest time and also the lowest bandwidth.
+void append_entries(nlohmann::ordered_json& benchmarks, const Series& series);
+
+/// Writes {"context": ..., "benchmarks": ...} to path ("-": stdout).
+/// Throws std::runtime_error if the file cannot be written.
+void write_json(const std::string& path, const nlohmann::ordered_json& document);
+
+/// A right-aligned text table, printed row by row as results arrive.
+class Table {
+ public:
+  struct Column {
+    std::string title;
+    int width;
+  };
+  Table(std::FILE* out, std::vector<Column> columns) : out_(out), columns_(std::move(columns)) {}
+  void print_title(std::string_view title) const;
+  void print_header() const;
+  void print_row(const std::vector<std::string>& cells) const;
+
+ private:
+  std::FILE* out_;
+  std::vector<Column> columns_;
+};
+
+/// A single self-overwriting status line on stderr; silent unless enabled
+/// (one rank, stderr a terminal, no --quiet).
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled) {}
+  void show(std::string_view text);
+  void clear();
+
+ private:
+  bool enabled_;
+  bool showing_ = false;
+};
+
+/// Numbers for tables: three significant digits at most, no exponent below 1e9.
+std::string format_number(double value);
+
+}  // namespace ep::bench

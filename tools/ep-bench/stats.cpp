@@ -1,0 +1,36 @@
+#include "stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace ep::bench {
+
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const double position = p / 100.0 * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const auto above = std::min(below + 1, sorted.size() - 1);
+  const double fraction = position - static_cast<double>(below);
+  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
+}
+
+Summary summarize(std::vector<double> values) {
+  Summary s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  const auto n = static_cast<double>(values.size());
+  s.min = values.front();
+  s.max = values.back();
+  s.median = percentile(values, 50);
+  s.p90 = percentile(values, 90);
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  if (values.size() > 1) {
+    double squares = 0;
+    for (double v : values) squares += (v - s.mean) * (v - s.mean);
+    s.stddev = std::sqrt(squares / (n - 1));
+  }
+  return s;
+}
+
+}  // namespace ep::bench
