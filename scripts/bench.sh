@@ -48,19 +48,21 @@ run() {
 
 # Open MPI binds each process to one core by default. That suits processes
 # with one busy thread; a process that drives several endpoints or threads
-# would have them take turns on that one core, so those run unbound.
+# would have them take turns on that one core, so those run unbound
+# (scripts/mpirun.sh's default) and one-thread processes are bound.
 unbound=(--bind-to none)
+bound=(--bind-to core)
 
 sizes=(--tests latency,bandwidth --sizes 8,1K,64K,1M,4M)
 run ep-intra -np 1 "${unbound[@]}" -- --impl ep --placement intra "${sizes[@]}"
-run ep-inter -np 2 -- --impl ep --placement inter "${sizes[@]}"
-run mpi -np 2 -- --impl mpi "${sizes[@]}"
-run mpi-threads -np 2 -- --impl mpi-threads --placement inter "${sizes[@]}"
+run ep-inter -np 2 "${bound[@]}" -- --impl ep --placement inter "${sizes[@]}"
+run mpi -np 2 "${bound[@]}" -- --impl mpi "${sizes[@]}"
+run mpi-threads -np 2 "${bound[@]}" -- --impl mpi-threads --placement inter "${sizes[@]}"
 
 rate=(--tests msgrate --msgrate-sizes 8 --pairs 2)
 run msgrate-ep-intra -np 1 "${unbound[@]}" -- --impl ep --placement intra "${rate[@]}"
 run msgrate-ep-inter -np 2 "${unbound[@]}" -- --impl ep --placement inter "${rate[@]}"
-run msgrate-mpi -np 4 -- --impl mpi "${rate[@]}"
+run msgrate-mpi -np 4 "${bound[@]}" -- --impl mpi "${rate[@]}"
 run msgrate-mpi-threads -np 2 "${unbound[@]}" -- --impl mpi-threads --placement inter "${rate[@]}"
 
 # One line per implementation, from the median aggregates of the files above.

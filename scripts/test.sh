@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The test command. Installs what is missing, then builds and runs the suites
+# three times:
+#   release  build/        RelWithDebInfo, every test
+#   asan     build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer, every test
+#   tsan     build-tsan/   ThreadSanitizer, the tests labelled `single` (one MPI
+#                          process, many endpoint threads: where races live)
+# Every stage runs even if an earlier one failed; the summary at the end lists
+# them all, and the exit status is non-zero if any failed. Builds are
+# incremental, so a second run only pays for the tests.
+#
+#   scripts/test.sh                  all three stages
+#   scripts/test.sh release tsan     only these stages
+#   CTEST_ARGS="-R storm" scripts/test.sh release   extra ctest arguments
+#
+# Sanitizer stages run the multi-rank tests under a reduced layout set (see
+# reduced_layouts below) to stay well within the time budget on 2 cores.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# Per-test limit for tests that do not set their own (all of ours do).
+default_timeout=300
+# 1x1, 1x3, 2x1, 2x2, the uneven 1,3,2 and one with an empty process: every
+# shape of the full matrix except the 6-process 2,2,2.
+reduced_layouts="1;3;1,1;2,2;1,3,2;2,0,3"
+
+stages=("$@")
+((${#stages[@]})) || stages=(release asan tsan)
+summary=()
+failed=0
+
+if ! scripts/setup.sh; then
+  echo "test.sh: scripts/setup.sh failed" >&2
+  exit 1
+fi
+
+# run_stage NAME BUILD_DIR "CTEST ARGS" CMAKE ARGS...
+run_stage() {
+  local name=$1 dir=$2 ctest_args=$3
+  shift 3
+  local start=$SECONDS
+  echo
+  echo "=== $name: configure and build in $dir"
+  mkdir -p "$dir"
+  if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/configure.log" 2>&1; then
+    cat "$dir/configure.log"
+    summary+=("$name: FAILED to configure (see $dir/configure.log)")
+    failed=1
+    return
+  fi
+  if ! cmake --build "$dir" -j2; then
+    summary+=("$name: FAILED to build")
+    failed=1
+    return
+  fi
+  echo "=== $name: tests"
+  # shellcheck disable=SC2086  # ctest_args and CTEST_ARGS are word lists
+  ctest --test-dir "$dir" --output-on-failure --timeout "$default_timeout" $ctest_args \
+    ${CTEST_ARGS:-} 2>&1 | tee "$dir/ctest.log"
+  local rc=${PIPESTATUS[0]}
+  local counts
+  counts=$(grep -E 'tests passed|No tests were found' "$dir/ctest.log" | tail -n 1)
+  if ((rc == 0)); then
+    summary+=("$name: passed - ${counts:-no summary} ($((SECONDS - start))s)")
+  else
+    summary+=("$name: FAILED - ${counts:-no summary} ($((SECONDS - start))s)")
+    while read -r line; do summary+=("    $line"); done \
+      < <(sed -n '/The following tests FAILED/,/^Errors while running/p' "$dir/ctest.log" |
+          grep -E '^\s+[0-9]+ - ')
+    failed=1
+  fi
+}
+
+total_start=$SECONDS
+for stage in "${stages[@]}"; do
+  case $stage in
+    release) run_stage release build "" ;;
+    asan) run_stage asan build-asan "" -DLIBEP_SANITIZER=address,undefined \
+      "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
+    tsan) run_stage tsan build-tsan "-L single" -DLIBEP_SANITIZER=thread \
+      "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
+    *) echo "test.sh: unknown stage '$stage' (release, asan, tsan)" >&2; exit 2 ;;
+  esac
+done
+
+echo
+echo "=== summary ($((SECONDS - total_start))s)"
+printf '%s\n' "${summary[@]}"
+if ((failed)); then
+  echo "RESULT: FAILED"
+  exit 1
+fi
+echo "RESULT: all passed"
