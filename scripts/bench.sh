@@ -62,7 +62,7 @@ run mpi-threads -np 2 "${bound[@]}" -- --impl mpi-threads --placement inter "${s
 rate=(--tests msgrate --msgrate-sizes 8 --pairs 2)
 run msgrate-ep-intra -np 1 "${unbound[@]}" -- --impl ep --placement intra "${rate[@]}"
 run msgrate-ep-inter -np 2 "${unbound[@]}" -- --impl ep --placement inter "${rate[@]}"
-run msgrate-mpi -np 4 "${bound[@]}" -- --impl mpi "${rate[@]}"
+run msgrate-mpi -np 4 "${unbound[@]}" -- --impl mpi "${rate[@]}"
 run msgrate-mpi-threads -np 2 "${unbound[@]}" -- --impl mpi-threads --placement inter "${rate[@]}"
 
 # One line per implementation, from the median aggregates of the files above.
