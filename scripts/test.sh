@@ -12,6 +12,7 @@
 #   scripts/test.sh                  all three stages
 #   scripts/test.sh release tsan     only these stages
 #   CTEST_ARGS="-R storm" scripts/test.sh release   extra ctest arguments
+#   LIBEP_TEST_JOBS=1 scripts/test.sh                one test at a time (default 2)
 #
 # Sanitizer stages run the multi-rank tests under a reduced layout set (see
 # reduced_layouts below) to stay well within the time budget on 2 cores.
@@ -20,6 +21,9 @@ cd "$(dirname "$0")/.."
 
 # Per-test limit for tests that do not set their own (all of ours do).
 default_timeout=300
+# Tests run two at a time: most of a test's time is process start-up and
+# waiting, and the time limits leave ample room for the contention.
+jobs=${LIBEP_TEST_JOBS:-2}
 # 1x1, 1x3, 2x1, 2x2, the uneven 1,3,2 and one with an empty process: every
 # shape of the full matrix except the 6-process 2,2,2.
 reduced_layouts="1;3;1,1;2,2;1,3,2;2,0,3"
@@ -55,7 +59,8 @@ run_stage() {
   fi
   echo "=== $name: tests"
   # shellcheck disable=SC2086  # ctest_args and CTEST_ARGS are word lists
-  ctest --test-dir "$dir" --output-on-failure --timeout "$default_timeout" $ctest_args \
+  ctest --test-dir "$dir" --output-on-failure --timeout "$default_timeout" --parallel "$jobs" \
+    $ctest_args \
     ${CTEST_ARGS:-} 2>&1 | tee "$dir/ctest.log"
   local rc=${PIPESTATUS[0]}
   local counts
@@ -77,7 +82,8 @@ for stage in "${stages[@]}"; do
     release) run_stage release build "" ;;
     asan) run_stage asan build-asan "" -DLIBEP_SANITIZER=address,undefined \
       "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
-    tsan) run_stage tsan build-tsan "-L single" -DLIBEP_SANITIZER=thread \
+    # No tools: none of the `single` tests needs them, and they build slowly.
+    tsan) run_stage tsan build-tsan "-L single" -DLIBEP_SANITIZER=thread -DLIBEP_BUILD_TOOLS=OFF \
       "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
     *) echo "test.sh: unknown stage '$stage' (release, asan, tsan)" >&2; exit 2 ;;
   esac

@@ -1,0 +1,254 @@
+// Derived datatypes on either side of a message: vector, indexed, struct and
+// contiguous types, sent as one type and received as another with the same
+// type signature. Received values must land where the receive type says, and
+// the holes of a non-contiguous receive type must keep what they held. Each
+// rank sends to its right neighbour (itself when alone).
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "helpers.hpp"
+
+namespace {
+
+using namespace eptest;
+
+// A committed derived datatype, freed when it goes out of scope.
+class Type {
+ public:
+  explicit Type(MPI_Datatype type) : type_(type) { MPI_Type_commit(&type_); }
+  ~Type() { MPI_Type_free(&type_); }
+  Type(const Type&) = delete;
+  Type& operator=(const Type&) = delete;
+  operator MPI_Datatype() const { return type_; }
+
+ private:
+  MPI_Datatype type_;
+};
+
+MPI_Datatype vector(int count, int block, int stride, MPI_Datatype base) {
+  MPI_Datatype t;
+  MPI_Type_vector(count, block, stride, base, &t);
+  return t;
+}
+MPI_Datatype contiguous(int count, MPI_Datatype base) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(count, base, &t);
+  return t;
+}
+MPI_Datatype indexed(std::vector<int> blocks, std::vector<int> displacements, MPI_Datatype base) {
+  MPI_Datatype t;
+  MPI_Type_indexed(static_cast<int>(blocks.size()), blocks.data(), displacements.data(), base, &t);
+  return t;
+}
+
+constexpr int kHole = -1;
+
+// The value element i of rank r's message carries.
+int value(int rank, int i, int salt) { return rank * 1000003 + i * 7 + salt; }
+
+class Exchange {
+ public:
+  explicit Exchange(Context& t)
+      : t_(t), right_((t.rank() + 1) % t.size()), left_((t.rank() - 1 + t.size()) % t.size()) {}
+
+  // Sends `count` of `send_type` from `out`, receives `recv_count` of
+  // `recv_type` into `in`, both with tag `tag`.
+  api::Status exchange(const void* out, int count, MPI_Datatype send_type, void* in, int recv_count,
+                       MPI_Datatype recv_type, int tag) {
+    api::Request request = api::REQUEST_NULL;
+    api::Status st{};
+    t_.check_rc(api::Isend(out, count, send_type, right_, tag, t_.comm(), &request), "Isend");
+    t_.check_rc(api::Recv(in, recv_count, recv_type, left_, tag, t_.comm(), &st), "Recv");
+    t_.check_rc(api::Wait(&request, api::STATUS_IGNORE), "Wait");
+    return st;
+  }
+
+  int left() const { return left_; }
+
+ private:
+  Context& t_;
+  int right_;
+  int left_;
+};
+
+// Vector (2 x [4 blocks of 3 ints, stride 5]) out, 2 x contiguous(12) in.
+void vector_to_contiguous(Context& t, Exchange& x) {
+  Type vec(vector(4, 3, 5, MPI_INT));
+  Type row(contiguous(12, MPI_INT));
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(vec, &lb, &extent);
+  const int span = static_cast<int>(extent / static_cast<MPI_Aint>(sizeof(int)));  // 18
+  std::vector<int> out(static_cast<std::size_t>(2 * span));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = value(t.rank(), static_cast<int>(i), 1);
+  std::vector<int> in(24, kHole);
+  const api::Status st = x.exchange(out.data(), 2, vec, in.data(), 2, row, 1);
+
+  int wrong = 0;
+  for (int item = 0, k = 0; item < 2; ++item) {
+    for (int block = 0; block < 4; ++block) {
+      for (int j = 0; j < 3; ++j, ++k) {
+        wrong += in[static_cast<std::size_t>(k)] != value(x.left(), item * span + block * 5 + j, 1);
+      }
+    }
+  }
+  t.expect_eq(wrong, 0, "vector->contiguous: wrong elements");
+  t.expect_eq(count_of(st, row), 2, "count in rows");
+  t.expect_eq(count_of(st, MPI_INT), 24, "count in ints");
+  t.out("vector->contiguous: {} wrong, count rows={} ints={} vectors={}", wrong, count_of(st, row),
+        count_of(st, MPI_INT), count_of(st, vec));
+}
+
+// 24 contiguous ints out, 2 x indexed([2 at 10, 4 at 0, 6 at 20]) in: the
+// values land out of order, and everything between the blocks is a hole.
+void contiguous_to_indexed(Context& t, Exchange& x) {
+  const std::vector<int> blocks{2, 4, 6};
+  const std::vector<int> displacements{10, 0, 20};
+  Type idx(indexed(blocks, displacements, MPI_INT));
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(idx, &lb, &extent);
+  const int span = static_cast<int>(extent / static_cast<MPI_Aint>(sizeof(int)));  // 26
+  std::vector<int> out(24);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = value(t.rank(), static_cast<int>(i), 2);
+  std::vector<int> in(static_cast<std::size_t>(2 * span), kHole);
+  const api::Status st = x.exchange(out.data(), 24, MPI_INT, in.data(), 2, idx, 2);
+
+  std::vector<int> expected(in.size(), kHole);
+  for (int item = 0, k = 0; item < 2; ++item) {
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      for (int j = 0; j < blocks[b]; ++j, ++k) {
+        expected[static_cast<std::size_t>(item * span + displacements[b] + j)] =
+            value(x.left(), k, 2);
+      }
+    }
+  }
+  int wrong = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) wrong += in[i] != expected[i];
+  t.expect_eq(wrong, 0, "contiguous->indexed: wrong elements or holes");
+  t.out("contiguous->indexed: {} wrong, count indexed={} ints={}", wrong, count_of(st, idx),
+        count_of(st, MPI_INT));
+}
+
+// A struct type out, a differently laid out struct type with the same
+// signature (int, double, 3 chars) in.
+struct Sent {
+  int a;
+  double b;
+  char c[3];
+};
+struct Received {
+  char pad0;
+  double b;
+  char pad1[5];
+  char c[3];
+  int a;
+};
+
+void struct_to_struct(Context& t, Exchange& x) {
+  const int lengths[] = {1, 1, 3};
+  const MPI_Datatype bases[] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
+  const MPI_Aint sent_at[] = {offsetof(Sent, a), offsetof(Sent, b), offsetof(Sent, c)};
+  const MPI_Aint received_at[] = {offsetof(Received, a), offsetof(Received, b),
+                                  offsetof(Received, c)};
+  MPI_Datatype raw = MPI_DATATYPE_NULL;
+  MPI_Datatype sized = MPI_DATATYPE_NULL;
+  MPI_Type_create_struct(3, lengths, sent_at, bases, &raw);
+  MPI_Type_create_resized(raw, 0, sizeof(Sent), &sized);
+  MPI_Type_free(&raw);
+  Type sent_type(sized);
+  MPI_Type_create_struct(3, lengths, received_at, bases, &raw);
+  MPI_Type_create_resized(raw, 0, sizeof(Received), &sized);
+  MPI_Type_free(&raw);
+  Type received_type(sized);
+
+  constexpr int kCount = 5;
+  std::vector<Sent> out(kCount);
+  for (int i = 0; i < kCount; ++i) {
+    out[static_cast<std::size_t>(i)] = {
+        value(t.rank(), i, 3),
+        0.5 * value(t.rank(), i, 4),
+        {static_cast<char>('a' + i), 'x', static_cast<char>(t.rank() % 100)}};
+  }
+  std::vector<Received> in(kCount);
+  std::memset(in.data(), 0x77, in.size() * sizeof(Received));
+  const api::Status st =
+      x.exchange(out.data(), kCount, sent_type, in.data(), kCount, received_type, 3);
+
+  int wrong = 0;
+  for (int i = 0; i < kCount; ++i) {
+    const Received& r = in[static_cast<std::size_t>(i)];
+    wrong += r.a != value(x.left(), i, 3);
+    wrong += r.b != 0.5 * value(x.left(), i, 4);
+    wrong += r.c[0] != 'a' + i || r.c[1] != 'x' || r.c[2] != static_cast<char>(x.left() % 100);
+    wrong += r.pad0 != 0x77;
+    for (char p : r.pad1) wrong += p != 0x77;
+  }
+  t.expect_eq(wrong, 0, "struct->struct: wrong fields or padding");
+  t.out("struct->struct: {} wrong, count structs={}", wrong, count_of(st, received_type));
+}
+
+// 5 ints received as pairs of ints: no whole number of pairs, so Get_count
+// in pairs is MPI_UNDEFINED, while in ints it is 5.
+void partial_count(Context& t, Exchange& x) {
+  Type pair(contiguous(2, MPI_INT));
+  std::vector<int> out{1, 2, 3, 4, 5};
+  std::vector<int> in(6, kHole);
+  const api::Status st = x.exchange(out.data(), 5, MPI_INT, in.data(), 3, pair, 4);
+  t.expect_eq(count_of(st, pair), MPI_UNDEFINED, "count in pairs");
+  t.expect_eq(count_of(st, MPI_INT), 5, "count in ints");
+  t.expect_eq(in[5], kHole, "the sixth int");
+  t.out("5 ints as pairs: pairs={} ints={}",
+        count_of(st, pair) == MPI_UNDEFINED ? "UNDEFINED" : fmt::format("{}", count_of(st, pair)),
+        count_of(st, MPI_INT));
+}
+
+// Large strided messages, past any eager limit, both directions, and a
+// strided Sendrecv_replace.
+void large_strided(Context& t, Exchange& x) {
+  constexpr int kBlocks = 200000;
+  Type strided(vector(kBlocks, 1, 2, MPI_INT));
+  std::vector<int> wide(2 * kBlocks);
+  for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = value(t.rank(), static_cast<int>(i), 5);
+  std::vector<int> packed(kBlocks, kHole);
+  api::Status st = x.exchange(wide.data(), 1, strided, packed.data(), kBlocks, MPI_INT, 5);
+  int wrong = 0;
+  for (int i = 0; i < kBlocks; ++i)
+    wrong += packed[static_cast<std::size_t>(i)] != value(x.left(), 2 * i, 5);
+  t.expect_eq(wrong, 0, "large vector->contiguous");
+  t.expect_eq(count_of(st, MPI_INT), kBlocks, "large vector->contiguous: count");
+  t.out("large vector->contiguous: {} wrong, ints={}", wrong, count_of(st, MPI_INT));
+
+  std::vector<int> spread(2 * kBlocks, kHole);
+  st = x.exchange(wide.data(), kBlocks, MPI_INT, spread.data(), 1, strided, 6);
+  wrong = 0;
+  for (int i = 0; i < 2 * kBlocks; ++i) {
+    wrong += spread[static_cast<std::size_t>(i)] != (i % 2 ? kHole : value(x.left(), i / 2, 5));
+  }
+  t.expect_eq(wrong, 0, "large contiguous->vector");
+  t.expect_eq(count_of(st, strided), 1, "large contiguous->vector: count");
+  t.out("large contiguous->vector: {} wrong, vectors={}", wrong, count_of(st, strided));
+
+  // In place through a strided type: only the even ints are exchanged.
+  std::vector<int> buf = wide;
+  st = {};
+  const int right = (t.rank() + 1) % t.size();
+  t.check_rc(api::Sendrecv_replace(buf.data(), 1, strided, right, 7, x.left(), 7, t.comm(), &st),
+             "Sendrecv_replace");
+  wrong = 0;
+  for (int i = 0; i < 2 * kBlocks; ++i) {
+    wrong += buf[static_cast<std::size_t>(i)] != value(i % 2 ? t.rank() : x.left(), i, 5);
+  }
+  t.expect_eq(wrong, 0, "strided Sendrecv_replace");
+  t.out("strided sendrecv_replace: {} wrong, {}", wrong, describe(st));
+}
+
+}  // namespace
+
+void eptest::run(Context& t) {
+  Exchange x(t);
+  vector_to_contiguous(t, x);
+  contiguous_to_indexed(t, x);
+  struct_to_struct(t, x);
+  partial_count(t, x);
+  large_strided(t, x);
+}
