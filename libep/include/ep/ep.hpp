@@ -6,6 +6,7 @@
 // The MPI below must be initialised with MPI_THREAD_MULTIPLE.
 #pragma once
 
+#include <ep/coll.hpp>
 #include <ep/comm.hpp>
 #include <ep/inspect.hpp>
 #include <ep/p2p.hpp>

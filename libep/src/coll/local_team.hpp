@@ -12,11 +12,26 @@
 //   team.sync(local);                                      // nobody reads my buffers any more
 //
 // sync() is a central barrier: the last to arrive advances a generation the
-// others wait on, spinning briefly, then yielding (Backoff), since the
+// others wait on, spinning briefly, then yielding (TeamBackoff), since the
 // endpoints may be more than the cores.
+//
+// Collectives need less than three full barriers: most endpoints wait for
+// one other endpoint, not for all. For them every endpoint has a seat with
+// flags numbered by call (see coll/meeting.hpp, which is the only user):
+//   posted   the call whose arguments `args` points to;
+//   state    how far the endpoint got in that call: (call << 4 | stage << 1 | failed);
+//   reads    how many endpoints have finished reading this endpoint's buffers.
+// All flags only grow, so nothing is ever reset and no call can mistake an
+// earlier call's flag for its own. The seats are separate from the slots and
+// the barrier above, so the two ways of meeting never disturb each other.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -24,9 +39,41 @@
 
 namespace ep::detail {
 
+// How endpoints wait for each other in their team. Unlike a message, which
+// may take long to arrive, what a team member waits for is another member's
+// next step, and with more endpoints than cores (the normal case) that member
+// may be waiting for this very core. So the spin is short (32 pauses: a
+// hand-off between running threads takes a fraction of a microsecond), then
+// the waiter yields; it naps only once the wait has lasted milliseconds (a
+// slow process elsewhere), where a nap's delay is small beside the wait.
+class TeamBackoff {
+ public:
+  static constexpr int kSpins = 32;
+  static constexpr int kYields = 20000;
+
+  void pause() {
+    if (round_ < kSpins) {
+      cpu_relax();
+    } else if (round_ < kSpins + kYields) {
+      sched_yield();
+    } else {
+      timespec ts{0, 20'000};
+      nanosleep(&ts, nullptr);
+    }
+    ++round_;
+  }
+
+ private:
+  int round_ = 0;
+};
+
 class LocalTeam {
  public:
-  explicit LocalTeam(int size) : size_(size), slots_(static_cast<std::size_t>(size)) {}
+  explicit LocalTeam(int size)
+      : size_(size),
+        slots_(static_cast<std::size_t>(size)),
+        seats_(static_cast<std::size_t>(size)),
+        reads_(static_cast<std::size_t>(size)) {}
 
   int size() const { return size_; }
 
@@ -47,11 +94,143 @@ class LocalTeam {
       barrier_.generation.store(generation + 1, std::memory_order_release);
       return;
     }
-    Backoff backoff;
+    TeamBackoff backoff;
     while (barrier_.generation.load(std::memory_order_acquire) == generation) backoff.pause();
   }
 
+  // ---- Seats (used through coll/meeting.hpp) ----
+
+  static constexpr int kMaxStage = 7;
+
+  /// Endpoint `local` enters its next collective call and publishes `args`
+  /// for it. Returns the call number, the same on every endpoint.
+  std::uint64_t begin(int local, const void* args) {
+    Seat& s = seat(local);
+    const std::uint64_t call = ++s.calls;
+    s.errors[call % kErrorRing].store(0, std::memory_order_relaxed);
+    s.args = args;
+    s.posted.store(call, std::memory_order_release);
+    return call;
+  }
+
+  /// The arguments endpoint `j` published for `call`, once it has.
+  const void* args(int j, std::uint64_t call) const {
+    const Seat& s = seat(j);
+    wait_until([&] { return s.posted.load(std::memory_order_acquire) >= call; });
+    return s.args;
+  }
+
+  /// Endpoint `local` reached `stage` of `call`; `error` (an MPI code) says
+  /// the step failed, so that whoever waits for it fails too.
+  void signal(int local, std::uint64_t call, int stage, int error) {
+    assert(stage > 0 && stage <= kMaxStage);  // 3 bits of the state word
+    Seat& s = seat(local);
+    if (error != 0) s.errors[call % kErrorRing].store(error, std::memory_order_relaxed);
+    s.state.store(call << 4 | static_cast<std::uint64_t>(stage) << 1 | (error != 0),
+                  std::memory_order_release);
+  }
+
+  /// Waits until endpoint `j` reached `stage` of `call`; returns the error
+  /// it signalled in that call (0 if none). An endpoint runs fewer than
+  /// kMailboxes calls ahead of a waiter (see the mailboxes below), which
+  /// the ring of error codes covers.
+  int wait_signal(int j, std::uint64_t call, int stage) const {
+    const Seat& s = seat(j);
+    const std::uint64_t target = call << 4 | static_cast<std::uint64_t>(stage) << 1;
+    wait_until([&] { return s.state.load(std::memory_order_acquire) >= target; });
+    return s.errors[call % kErrorRing].load(std::memory_order_relaxed);
+  }
+
+  /// An endpoint finished reading endpoint `j`'s buffers (or scratch, j = -1).
+  void read_done(int j) { reads(j).fetch_add(1, std::memory_order_release); }
+
+  /// Endpoint `local` (or the scratch owner, local = -1) waits until the
+  /// `readers` endpoints it lent its buffers to in this call are done. Only
+  /// the seat's owner calls it, so the running total needs no atomics.
+  void wait_reads(int local, int readers) {
+    std::uint64_t& owed = local < 0 ? scratch_reads_owed_ : seat(local).reads_owed;
+    owed += static_cast<std::uint64_t>(readers);
+    const std::uint64_t target = owed;
+    const auto& done = reads(local);
+    wait_until([&] { return done.load(std::memory_order_acquire) >= target; });
+  }
+  /// Like wait_reads, but only records the readers; the wait happens at the
+  /// next wait_reads or scratch_acquire of the same owner.
+  void lend(int local, int readers) {
+    std::uint64_t& owed = local < 0 ? scratch_reads_owed_ : seat(local).reads_owed;
+    owed += static_cast<std::uint64_t>(readers);
+  }
+
+  // ---- Scratch: the process's work buffers for collectives ----
+
+  static constexpr int kScratchBuffers = 3;
+
+  /// Leader only, before it begins a call: makes scratch buffer `index`
+  /// hold at least `bytes` bytes, once everyone who read the scratch in
+  /// earlier calls is done. Other endpoints use it only after they have seen
+  /// the leader's arguments of the call (its `begin` publishes the pointer).
+  std::byte* scratch_acquire(int index, std::size_t bytes) {
+    wait_reads(-1, 0);
+    Scratch& s = scratch_[static_cast<std::size_t>(index)];
+    if (s.size < bytes) {
+      // Grow geometrically: a sequence of growing messages reallocates (and
+      // page-faults) only a few times.
+      const std::size_t size = std::max(bytes, 2 * s.size);
+      s.memory = std::make_unique_for_overwrite<std::byte[]>(size);
+      s.size = size;
+    }
+    return s.memory.get();
+  }
+  std::byte* scratch(int index) const {
+    return scratch_[static_cast<std::size_t>(index)].memory.get();
+  }
+
+  // ---- Mailboxes: small payloads one endpoint hands to the others ----
+  //
+  // A small collective's writer (a root, a leader) packs or combines the
+  // data into a mailbox, signals, and leaves; its readers copy out when they
+  // get to it. Calls use a ring of kMailboxes mailboxes, so the writer of
+  // call k waits only for the readers of call k - kMailboxes. A writer can
+  // thus run several calls ahead of slow readers, as an MPI process runs
+  // ahead of its receivers on eager messages, and with more endpoints than
+  // cores each endpoint gets through several calls per time slice instead of
+  // handing the core over on every call.
+  // The writer changes from call to call, so the readers a use is lent to
+  // are recorded in the mailbox itself; the writer records them before its
+  // first signal of the call, and every endpoint waits for one of its
+  // signals, so the next writer, whoever it is, sees the record.
+
+  static constexpr std::size_t kMailboxBytes = 64 * 1024;  // the most one holds
+  static constexpr std::size_t kMailboxes = 8;
+
+  /// For the writer of `call`: the mailbox of that call, holding at least
+  /// `bytes` (<= kMailboxBytes), once every reader of its previous use is done.
+  std::byte* mailbox_acquire(std::uint64_t call, std::size_t bytes) {
+    Mailbox& box = mailbox_of(call);
+    const std::uint64_t target = box.owed.load(std::memory_order_relaxed);
+    wait_until([&] { return box.done.value.load(std::memory_order_acquire) >= target; });
+    if (box.size < bytes) {
+      // Grown to what is used, so that a communicator used only for small
+      // collectives holds little memory.
+      box.size = std::min(kMailboxBytes, std::max<std::size_t>({bytes, 2 * box.size, 256}));
+      box.memory = std::make_unique_for_overwrite<std::byte[]>(box.size);
+    }
+    return box.memory.get();
+  }
+  /// For the writer, before its first signal: `readers` endpoints read this use.
+  void mailbox_lend(std::uint64_t call, int readers) {
+    mailbox_of(call).owed.fetch_add(static_cast<std::uint64_t>(readers), std::memory_order_relaxed);
+  }
+  /// For a reader, after the writer's signal.
+  std::byte* mailbox(std::uint64_t call) { return mailbox_of(call).memory.get(); }
+  void mailbox_read_done(std::uint64_t call) {
+    mailbox_of(call).done.value.fetch_add(1, std::memory_order_release);
+  }
+
  private:
+  static constexpr std::uint64_t kErrorRing = 8;
+  static_assert(kErrorRing >= kMailboxes, "a writer runs up to kMailboxes calls ahead");
+
   struct alignas(64) Slot {
     const void* pointer = nullptr;
   };
@@ -59,10 +238,53 @@ class LocalTeam {
     std::atomic<int> arrived{0};
     std::atomic<unsigned> generation{0};
   };
+  struct alignas(64) Seat {
+    std::atomic<std::uint64_t> posted{0};
+    std::atomic<std::uint64_t> state{0};
+    std::array<std::atomic<int>, kErrorRing> errors{};
+    const void* args = nullptr;
+    // Touched by the seat's endpoint alone.
+    std::uint64_t calls = 0;
+    std::uint64_t reads_owed = 0;
+  };
+  // Readers of a seat write this; it has a cache line of its own so that
+  // they do not disturb the owner's flags, which everybody polls.
+  struct alignas(64) ReadCount {
+    std::atomic<std::uint64_t> value{0};
+  };
+  struct Scratch {
+    std::unique_ptr<std::byte[]> memory;
+    std::size_t size = 0;
+  };
+  struct Mailbox {
+    std::unique_ptr<std::byte[]> memory;
+    std::size_t size = 0;
+    std::atomic<std::uint64_t> owed{0};  // reads lent, over all uses
+    ReadCount done;                      // reads done, over all uses
+  };
+
+  template <class Pred>
+  static void wait_until(Pred&& ready) {
+    if (ready()) return;
+    TeamBackoff backoff;
+    while (!ready()) backoff.pause();
+  }
+  Seat& seat(int local) { return seats_[static_cast<std::size_t>(local)]; }
+  const Seat& seat(int local) const { return seats_[static_cast<std::size_t>(local)]; }
+  Mailbox& mailbox_of(std::uint64_t call) { return mailboxes_[call % mailboxes_.size()]; }
+  std::atomic<std::uint64_t>& reads(int local) {
+    return local < 0 ? scratch_reads_.value : reads_[static_cast<std::size_t>(local)].value;
+  }
 
   int size_;
   Barrier barrier_;
   std::vector<Slot> slots_;
+  std::vector<Seat> seats_;
+  std::vector<ReadCount> reads_;
+  ReadCount scratch_reads_;
+  std::uint64_t scratch_reads_owed_ = 0;  // the leader's alone
+  std::array<Scratch, kScratchBuffers> scratch_;
+  std::array<Mailbox, kMailboxes> mailboxes_;
 };
 
 }  // namespace ep::detail

@@ -1,0 +1,113 @@
+// Blocking collectives on endpoint communicators.
+//
+// Every function behaves as its MPI namesake would for MPI processes whose
+// ranks are the endpoints' ranks, and takes the same arguments with ep::Comm
+// in place of MPI_Comm. Datatypes may be derived; ops may be user-defined and
+// non-commutative (they are applied in rank order, also when a process's
+// endpoints hold interleaved ranks). MPI_IN_PLACE is accepted where MPI
+// accepts it and rejected with MPI_ERR_BUFFER elsewhere.
+//
+// \note Every function here is collective over all endpoints of `comm`: each
+// endpoint must call the same collectives in the same order, as every MPI
+// process must. With EP_CHECK_COLLECTIVES=1 in the environment, the endpoints
+// first compare what they called (collective, root, count, datatype size) and
+// a mismatch fails every endpoint with MPI_ERR_OTHER naming the first rank
+// that differs, instead of hanging.
+//
+// On inter-communicators Barrier, Bcast, Allgather and Allreduce follow MPI's
+// inter-communicator rules; the others return MPI_ERR_COMM.
+#pragma once
+
+#include <ep/types.hpp>
+
+namespace ep {
+
+/// Returns once every endpoint of `comm` has entered.
+/// \note Collective over all endpoints of `comm`.
+int Barrier(Comm comm);
+
+/// The root's buffer is copied to every endpoint's buffer.
+/// \note Collective over all endpoints of `comm`.
+int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm);
+
+/// Rank r's send buffer lands in block r of the root's receive buffer.
+/// MPI_IN_PLACE as the root's sendbuf: its block is already in place.
+/// \note Collective over all endpoints of `comm`.
+int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, Comm comm);
+
+/// As Gather, with rank r's block of recvcounts[r] elements at displs[r].
+/// \note Collective over all endpoints of `comm`.
+int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, Comm comm);
+
+/// Block r of the root's send buffer goes to rank r. MPI_IN_PLACE as the
+/// root's recvbuf: the root keeps its block where it is.
+/// \note Collective over all endpoints of `comm`.
+int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, Comm comm);
+
+/// As Scatter, with rank r's block of sendcounts[r] elements at displs[r].
+/// \note Collective over all endpoints of `comm`.
+int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm comm);
+
+/// Every endpoint receives every rank's block, in rank order. MPI_IN_PLACE
+/// as sendbuf: an endpoint's own block is already in its recvbuf.
+/// \note Collective over all endpoints of `comm`.
+int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, Comm comm);
+
+/// As Allgather, with rank r's block of recvcounts[r] elements at displs[r].
+/// \note Collective over all endpoints of `comm`.
+int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm);
+
+/// Block j of rank i's sendbuf lands in block i of rank j's recvbuf.
+/// MPI_IN_PLACE as sendbuf: the data to send is taken from recvbuf.
+/// \note Collective over all endpoints of `comm`.
+int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, Comm comm);
+
+/// As Alltoall, with per-rank counts and displacements on both sides.
+/// \note Collective over all endpoints of `comm`.
+int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, Comm comm);
+
+/// The root receives sendbuf(0) op sendbuf(1) op ... in rank order.
+/// MPI_IN_PLACE as the root's sendbuf: its contribution is in recvbuf.
+/// \note Collective over all endpoints of `comm`.
+int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, Comm comm);
+
+/// As Reduce, with the result at every endpoint. MPI_IN_PLACE as sendbuf:
+/// an endpoint's contribution is in its recvbuf.
+/// \note Collective over all endpoints of `comm`.
+int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              Comm comm);
+
+/// The reduction of vectors of sum(recvcounts) elements; rank r receives
+/// its recvcounts[r] elements, in rank order. MPI_IN_PLACE as sendbuf: the
+/// input vector is in recvbuf.
+/// \note Collective over all endpoints of `comm`.
+int Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                   MPI_Datatype datatype, MPI_Op op, Comm comm);
+
+/// As Reduce_scatter with recvcount elements for every rank.
+/// \note Collective over all endpoints of `comm`.
+int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                         MPI_Op op, Comm comm);
+
+/// Rank r receives sendbuf(0) op ... op sendbuf(r).
+/// \note Collective over all endpoints of `comm`.
+int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+         Comm comm);
+
+/// Rank r > 0 receives sendbuf(0) op ... op sendbuf(r-1); rank 0's recvbuf
+/// is left untouched (MPI leaves it undefined).
+/// \note Collective over all endpoints of `comm`.
+int Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           Comm comm);
+
+}  // namespace ep

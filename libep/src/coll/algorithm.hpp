@@ -1,0 +1,53 @@
+// Name -> algorithm tables of the collectives that have more than one.
+//
+// Each table lists its algorithms in order of preference, each with when it
+// is exact (gives what MPI specifies, for this op on this rank layout) and
+// when it suits (is the fast choice, e.g. for this message size). The first
+// exact and suitable entry is taken; the last entry of every table is its
+// fallback, exact and suitable always, and its comment says when it is taken.
+//
+// EP_COLL_ALGORITHM=<name> (e.g. gather_all) makes every collective that has
+// an algorithm of that name use it wherever it is exact, whatever it suits:
+// for tests that must cover every path, and for benchmarks that compare them.
+// An algorithm is never taken where it is not exact.
+#pragma once
+
+#include <cstdlib>
+#include <span>
+#include <string_view>
+
+namespace ep::detail {
+
+template <class Call>
+struct Algorithm {
+  const char* name;
+  int (*run)(const Call&);
+  bool (*exact)(const Call&);
+  bool (*suits)(const Call&);
+};
+
+inline std::string_view forced_algorithm() {
+  static const std::string_view forced = [] {
+    const char* value = std::getenv("EP_COLL_ALGORITHM");
+    return value ? std::string_view(value) : std::string_view();
+  }();
+  return forced;
+}
+
+template <class Call>
+const Algorithm<Call>& choose(std::span<const Algorithm<Call>> table, const Call& call) {
+  const std::string_view forced = forced_algorithm();
+  if (!forced.empty()) {
+    for (const Algorithm<Call>& a : table) {
+      if (forced == a.name && a.exact(call)) return a;
+    }
+  }
+  for (const Algorithm<Call>& a : table) {
+    if (a.exact(call) && a.suits(call)) return a;
+  }
+  return table.back();
+}
+
+inline bool always(const auto&) { return true; }
+
+}  // namespace ep::detail

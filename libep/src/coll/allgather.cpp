@@ -1,0 +1,160 @@
+// ep::Allgather and ep::Allgatherv (Allgather is Allgatherv with equal blocks).
+//
+//   1. local:  every endpoint copies the blocks of its own process's ranks
+//              straight from their send buffers into its receive buffer;
+//   2. MPI:    meanwhile the leaders run one MPI_Alltoallw (coll/exchange.hpp):
+//              each process's blocks go from their send buffers straight to
+//              their places in every other process's leader's receive buffer;
+//   3. spread: the other endpoints copy those blocks from the leader's
+//              receive buffer (each byte crosses between processes once);
+//      end:    a barrier of each process.
+#include <algorithm>
+
+#include "coll/checks.hpp"
+#include "coll/exchange.hpp"
+#include "coll/meeting.hpp"
+#include "coll/movement.hpp"
+#include "comm/inter_coll.hpp"
+#include "ep/coll.hpp"
+
+namespace ep {
+
+namespace {
+
+using detail::Blocks;
+using detail::Meeting;
+using detail::TypedBuf;
+
+constexpr int kMoved = 1;
+
+struct AllgatherArgs {
+  TypedBuf send;  // this endpoint's block: its send buffer, or its place in recv (in place)
+  Blocks recv;
+};
+
+int allgather_mpi(const Meeting& m) {
+  if (!m.multi_process()) return MPI_SUCCESS;
+  const detail::CommShared& shared = m.shared();
+  const Blocks& into = m.args<AllgatherArgs>(0).recv;
+  detail::Exchange exchange(shared.mpi_size);
+  for (int q = 0; q < shared.mpi_size; ++q) {
+    if (q == shared.mpi_rank) continue;
+    for (int l = 0; l < m.size(); ++l) {
+      const TypedBuf& send = m.args<AllgatherArgs>(l).send;
+      exchange.send(q, send.base, send.count, send.type);
+    }
+    for (const int r : shared.map.ranks_on(q)) {
+      const TypedBuf block = into.block(r);
+      exchange.recv(q, block.data(), block.count, block.type);
+    }
+  }
+  return exchange.run(shared.mpi_comm);
+}
+
+int allgather(detail::Endpoint* e, const AllgatherArgs& mine) {
+  const detail::CommShared& shared = *e->shared;
+  Meeting m(e, &mine);
+  int rc = MPI_SUCCESS;
+  if (m.leader()) {
+    rc = allgather_mpi(m);  // 2
+    m.signal(kMoved, rc);
+  }
+  for (int l = 0; l < m.size(); ++l) {  // 1
+    const TypedBuf& from = m.args<AllgatherArgs>(l).send;
+    const TypedBuf to = mine.recv.block(shared.map.rank_of(shared.mpi_rank, l));
+    if (from.base != to.base) detail::copy_data(from, to);
+  }
+  if (!m.leader() && m.multi_process()) {  // 3
+    rc = m.wait(0, kMoved);
+    const Blocks& leaders = m.args<AllgatherArgs>(0).recv;
+    for (int q = 0; q < shared.mpi_size && rc == MPI_SUCCESS; ++q) {
+      if (q == shared.mpi_rank) continue;
+      for (const int r : shared.map.ranks_on(q))
+        detail::copy_data(leaders.block(r), mine.recv.block(r));
+    }
+  }
+  m.barrier();
+  return m.leader() ? rc : m.wait(0, kMoved);
+}
+
+// Fills `args` from the public arguments, once recv.counts/displs are set;
+// endpoint-local checks with stand-ins (see coll/checks.hpp).
+void prepare(detail::Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+             void* recvbuf, MPI_Datatype recvtype, AllgatherArgs* args, detail::LocalError& err,
+             detail::TypedStorage& stand_in) {
+  const int ranks = e->shared->map.size();
+  detail::local_type(&recvtype, &args->recv.layout, "recvtype", err);
+  args->recv.base = recvbuf;
+  args->recv.type = recvtype;
+  if (recvbuf == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
+    int span = 0;
+    for (int r = 0; r < ranks; ++r)
+      span = std::max(span, args->recv.displs[r] + args->recv.counts[r]);
+    stand_in = detail::TypedStorage(span, recvtype, args->recv.layout, true);
+    args->recv.base = stand_in.base();
+  }
+  if (sendbuf == MPI_IN_PLACE) {
+    args->send = args->recv.block(e->rank);
+    return;
+  }
+  detail::local_count(&sendcount, "sendcount", err);
+  detail::local_type(&sendtype, &args->send.layout, "sendtype", err);
+  args->send = {sendbuf, sendcount, sendtype, args->send.layout};
+}
+
+}  // namespace
+
+int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, Comm comm) {
+  constexpr const char* fn = "Allgather";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter) {
+    return detail::inter_allgather(e, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  }
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  rc = detail::check_signature(e,
+                               {detail::CollId::Allgather, -1, in_place ? recvcount : sendcount,
+                                detail::signature_size(in_place ? recvtype : sendtype)},
+                               fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  AllgatherArgs args;
+  detail::LocalError err;
+  detail::TypedStorage stand_in;
+  detail::local_count(&recvcount, "recvcount", err);
+  const detail::EqualBlocks blocks(e->shared->map.size(), recvcount);
+  args.recv.counts = blocks.counts.data();
+  args.recv.displs = blocks.displs.data();
+  prepare(e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
+  return err.finish(e, fn, allgather(e, args), "MPI_Alltoallw");
+}
+
+int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm) {
+  constexpr const char* fn = "Allgatherv";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter)
+    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
+  rc = detail::check_signature(e, {detail::CollId::Allgatherv, -1, -1, 0}, fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  AllgatherArgs args;
+  detail::LocalError err;
+  detail::TypedStorage stand_in;
+  const int ranks = e->shared->map.size();
+  // Bad counts: take part with empty blocks, then report.
+  const detail::EqualBlocks empty(ranks, 0);
+  const bool counts_ok = detail::check_counts(recvcounts, ranks, "recvcounts", err) &&
+                         (displs != nullptr || err.note(MPI_ERR_ARG, "displs is a null pointer"));
+  args.recv.counts = counts_ok ? recvcounts : empty.counts.data();
+  args.recv.displs = counts_ok ? displs : empty.displs.data();
+  prepare(e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
+  return err.finish(e, fn, allgather(e, args), "MPI_Alltoallw");
+}
+
+}  // namespace ep

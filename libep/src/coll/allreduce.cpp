@@ -1,0 +1,188 @@
+// ep::Allreduce.
+//
+// Algorithms, by name (coll/algorithm.hpp; the first exact and suitable wins):
+//
+//   leader      hierarchical, below 64 KiB:
+//     1. local:  the leader combines the process's operands, in local rank
+//                order, into a team mailbox;
+//     2. MPI:    MPI_Iallreduce in place on the mailbox among the leaders;
+//     3. spread: the others copy the result out of the mailbox.
+//     Only the leader waits for everyone (for their operands); the others
+//     wait for the leader alone, and the leader does not wait for them at the
+//     end: the mailbox is reused two calls later (LocalTeam).
+//   shared      hierarchical, from 64 KiB:
+//     1. local:  every endpoint combines one slice of the elements, straight
+//                from the operands into the last endpoint's receive buffer;
+//     2. MPI:    MPI_Allreduce in place on that buffer among the leaders;
+//     3. spread: the others copy it out, in parallel.
+//   gather_all  the fallback, taken for a non-commutative op when the
+//               processes do not hold blocks of consecutive ranks (see
+//               coll/layout.hpp), where steps 1-2 would reorder operands:
+//     1-2. every operand is gathered by rank at every process
+//          (coll/contributions.hpp); the endpoints then combine one slice
+//          each, in rank order, into the last endpoint's receive buffer;
+//     3.   as shared.
+//
+// The hierarchical algorithms are exact for every op on the block layout:
+// local rank order is rank order within a process, and MPI applies a
+// non-commutative op in MPI rank order, which is the order of the blocks.
+#include <array>
+
+#include "coll/algorithm.hpp"
+#include "coll/contributions.hpp"
+#include "coll/mpi_step.hpp"
+#include "coll/reduction.hpp"
+#include "comm/inter_coll.hpp"
+#include "ep/coll.hpp"
+
+namespace ep {
+
+namespace {
+
+using detail::Meeting;
+using detail::ReduceArgs;
+using detail::ReduceCall;
+using detail::TypedBuf;
+
+constexpr int kGathered = 1;  // the leader's MPI step of gather_all is over
+constexpr int kReduced = 2;   // the leader's MPI_Allreduce is over
+
+TypedBuf whole(const ReduceCall& c, const void* base) {
+  return {base, c.count, c.reduction.type, c.reduction.layout};
+}
+
+int leader_combines(const ReduceCall& c) {
+  Meeting m(c.e, &c.args);
+  detail::LocalTeam& team = m.team();
+  if (!m.leader()) {
+    const int rc = m.wait(0, kReduced);
+    void* acc = detail::typed_base(team.mailbox(m.call()), c.count, c.reduction.layout);
+    if (rc == MPI_SUCCESS) detail::copy_data(whole(c, acc), whole(c, c.args.output));  // 3
+    team.mailbox_read_done(m.call());
+    return rc;
+  }
+  MPI_Aint offset = 0;
+  const std::size_t span = detail::span_bytes(c.count, c.reduction.layout, &offset);
+  void* acc = detail::typed_base(team.mailbox_acquire(m.call(), span), c.count, c.reduction.layout);
+  const int local_rc =
+      detail::reduce_in_order(c.reduction, detail::local_inputs(m), acc, -1, {0, c.count});  // 1
+  // The MPI step runs even after a local failure, so that the other
+  // processes are not left waiting in it.
+  int rc = MPI_SUCCESS;
+  if (m.multi_process()) {  // 2
+    MPI_Request request = MPI_REQUEST_NULL;
+    // complete() tests the request to completion; the MPI checker cannot see it.
+    // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
+    rc = detail::complete(MPI_Iallreduce(MPI_IN_PLACE, acc, c.count, c.reduction.type,
+                                         c.reduction.op, m.shared().mpi_comm, &request),
+                          &request);
+  }
+  if (local_rc != MPI_SUCCESS) rc = local_rc;
+  team.mailbox_lend(m.call(), m.size());  // the others, and the leader's own copy below
+  m.signal(kReduced, rc);
+  if (rc == MPI_SUCCESS) detail::copy_data(whole(c, acc), whole(c, c.args.output));  // 3
+  team.mailbox_read_done(m.call());
+  return rc;
+}
+
+// Steps 2 and 3 once the process's combined operand (or, with gather_all,
+// the whole result) is in `acc`, the last endpoint's receive buffer.
+int finish_from_last(Meeting& m, const ReduceCall& c, void* acc, int rc, bool mpi_step) {
+  const int last = m.size() - 1;
+  if (m.leader()) {
+    int mpi_rc = MPI_SUCCESS;
+    if (mpi_step && m.multi_process()) {  // 2
+      MPI_Request request = MPI_REQUEST_NULL;
+      // complete() tests the request to completion; the MPI checker cannot see it.
+      // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
+      mpi_rc = detail::complete(MPI_Iallreduce(MPI_IN_PLACE, acc, c.count, c.reduction.type,
+                                               c.reduction.op, m.shared().mpi_comm, &request),
+                                &request);
+    }
+    m.signal(kReduced, mpi_rc);
+    if (rc == MPI_SUCCESS) rc = mpi_rc;
+  } else {
+    const int mpi_rc = m.wait(0, kReduced);
+    if (rc == MPI_SUCCESS) rc = mpi_rc;
+  }
+  if (m.local() == last) {
+    m.wait_readers(last);  // everyone else copies from my receive buffer
+    return rc;
+  }
+  if (rc == MPI_SUCCESS) detail::copy_data(whole(c, acc), whole(c, c.args.output));  // 3
+  m.read_done(last);
+  return rc;
+}
+
+int endpoints_share(const ReduceCall& c) {
+  Meeting m(c.e, &c.args);
+  const auto in = detail::local_inputs(m);
+  const ReduceArgs& owner = m.args<ReduceArgs>(m.size() - 1);
+  const int holds = owner.in_place() ? m.size() - 1 : -1;
+  const int rc = detail::reduce_my_part(m, c, in, owner.output, holds, m.size());  // 1
+  m.barrier();  // every slice is combined; nobody reads the operands any more
+  return finish_from_last(m, c, owner.output, rc, true);
+}
+
+int gather_all(const ReduceCall& c) {
+  const int ranks = c.e->shared->map.size();
+  if (c.e->local == 0) {
+    c.e->shared->team->scratch_acquire(
+        detail::Contributions::kScratch,
+        detail::Contributions::bytes(ranks, c.count, c.reduction.layout));
+  }
+  Meeting m(c.e, &c.args);
+  detail::Contributions all(m, c.count, c.reduction.type, c.reduction.layout, -1);
+  int rc = all.gather(m, c.args.input, kGathered);  // 1-2
+  // Operands are copies now, so the last endpoint's buffer may take the
+  // result even when it held its own operand.
+  void* acc = m.args<ReduceArgs>(m.size() - 1).output;
+  if (rc == MPI_SUCCESS)
+    rc = detail::reduce_my_part(m, c, all.of_ranks(0, ranks), acc, -1, m.size());
+  m.barrier();
+  return finish_from_last(m, c, acc, rc, false);  // 3
+}
+
+// Small enough that one endpoint combines faster than several hand off, and
+// the result fits a mailbox.
+bool small(const ReduceCall& c) {
+  MPI_Aint offset = 0;
+  return c.bytes() < 64 * 1024 && detail::span_bytes(c.count, c.reduction.layout, &offset) <=
+                                      detail::LocalTeam::kMailboxBytes;
+}
+bool hierarchical(const ReduceCall& c) { return c.hierarchical_exact(); }
+
+constexpr std::array<detail::Algorithm<ReduceCall>, 3> kAlgorithms{{
+    {"leader", leader_combines, hierarchical, small},
+    {"shared", endpoints_share, hierarchical, detail::always},
+    {"gather_all", gather_all, detail::always, detail::always},
+}};
+
+}  // namespace
+
+int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              Comm comm) {
+  constexpr const char* fn = "Allreduce";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter) return detail::inter_allreduce(e, sendbuf, recvbuf, count, datatype, op);
+  rc = detail::check_signature(
+      e, {detail::CollId::Allreduce, -1, count, detail::signature_size(datatype)}, fn);
+  ReduceCall c;
+  if (rc == MPI_SUCCESS) rc = detail::check_reduction(e, count, datatype, op, fn, &c);
+  if (rc != MPI_SUCCESS) return rc;
+
+  detail::LocalError err;
+  detail::TypedStorage stand_in;
+  if (recvbuf == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
+    stand_in = detail::TypedStorage(count, datatype, c.reduction.layout, true);
+    recvbuf = stand_in.base();
+  }
+  c.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
+  rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
+  return err.finish(e, fn, rc, "the reduction");
+}
+
+}  // namespace ep

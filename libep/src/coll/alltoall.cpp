@@ -1,0 +1,177 @@
+// ep::Alltoall and ep::Alltoallv (Alltoall is Alltoallv with equal blocks).
+//
+//   1. local:  every endpoint copies the blocks its own process's ranks
+//              send it, straight from their send buffers;
+//   2. MPI:    meanwhile the leaders run one MPI_Alltoallw (coll/exchange.hpp)
+//              that moves every block between processes straight from its
+//              sender's send buffer into its receiver's receive buffer;
+//   3. end:    a barrier of each process.
+// The pieces between two processes are listed by (sending local rank,
+// receiving local rank) on both sides, which gives both the same order.
+// MPI_IN_PLACE: an endpoint first copies its receive buffer aside and sends
+// from the copy, since its blocks are overwritten while others read them.
+#include <algorithm>
+
+#include "coll/checks.hpp"
+#include "coll/exchange.hpp"
+#include "coll/meeting.hpp"
+#include "coll/movement.hpp"
+#include "ep/coll.hpp"
+
+namespace ep {
+
+namespace {
+
+using detail::Blocks;
+using detail::Meeting;
+using detail::TypedBuf;
+
+constexpr int kMoved = 1;
+
+struct AlltoallArgs {
+  Blocks send;
+  Blocks recv;
+};
+
+int alltoall_mpi(const Meeting& m) {
+  if (!m.multi_process()) return MPI_SUCCESS;
+  const detail::CommShared& shared = m.shared();
+  detail::Exchange exchange(shared.mpi_size);
+  for (int q = 0; q < shared.mpi_size; ++q) {
+    if (q == shared.mpi_rank) continue;
+    const auto peers = shared.map.ranks_on(q);
+    for (int l = 0; l < m.size(); ++l) {
+      const Blocks& send = m.args<AlltoallArgs>(l).send;
+      for (const int d : peers) {
+        const TypedBuf block = send.block(d);
+        exchange.send(q, block.base, block.count, block.type);
+      }
+    }
+    for (const int s : peers) {
+      for (int l = 0; l < m.size(); ++l) {
+        const TypedBuf block = m.args<AlltoallArgs>(l).recv.block(s);
+        exchange.recv(q, block.data(), block.count, block.type);
+      }
+    }
+  }
+  return exchange.run(shared.mpi_comm);
+}
+
+int alltoall(detail::Endpoint* e, const AlltoallArgs& mine) {
+  const detail::CommShared& shared = *e->shared;
+  Meeting m(e, &mine);
+  int rc = MPI_SUCCESS;
+  if (m.leader()) {
+    rc = alltoall_mpi(m);  // 2
+    m.signal(kMoved, rc);
+  }
+  for (int l = 0; l < m.size(); ++l) {  // 1
+    const Blocks& from = m.args<AlltoallArgs>(l).send;
+    detail::copy_data(from.block(e->rank), mine.recv.block(shared.map.rank_of(shared.mpi_rank, l)));
+  }
+  m.barrier();  // 3
+  return m.leader() ? rc : m.wait(0, kMoved);
+}
+
+int span_of(const Blocks& b, int ranks) {
+  int span = 0;
+  for (int r = 0; r < ranks; ++r) span = std::max(span, b.displs[r] + b.counts[r]);
+  return span;
+}
+
+// Fills the buffers of `args` once their counts and displacements are set;
+// endpoint-local checks with stand-ins (see coll/checks.hpp).
+void prepare(int ranks, const void* sendbuf, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Datatype recvtype, AlltoallArgs* args, detail::LocalError& err,
+             detail::TypedStorage& recv_stand_in, detail::TypedStorage& send_copy) {
+  detail::local_type(&recvtype, &args->recv.layout, "recvtype", err);
+  args->recv.base = recvbuf;
+  args->recv.type = recvtype;
+  if (recvbuf == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
+    recv_stand_in =
+        detail::TypedStorage(span_of(args->recv, ranks), recvtype, args->recv.layout, true);
+    args->recv.base = recv_stand_in.base();
+  }
+  if (sendbuf != MPI_IN_PLACE) {
+    detail::local_type(&sendtype, &args->send.layout, "sendtype", err);
+    args->send.base = sendbuf;
+    args->send.type = sendtype;
+    return;
+  }
+  // In place: send what the receive buffer holds now, from a copy.
+  const int span = span_of(args->recv, ranks);
+  send_copy = detail::TypedStorage(span, recvtype, args->recv.layout);
+  detail::copy_data({args->recv.base, span, recvtype, args->recv.layout}, send_copy.buf());
+  args->send = args->recv;
+  args->send.base = send_copy.base();
+}
+
+}  // namespace
+
+int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, Comm comm) {
+  constexpr const char* fn = "Alltoall";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter)
+    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  rc = detail::check_signature(e,
+                               {detail::CollId::Alltoall, -1, in_place ? recvcount : sendcount,
+                                detail::signature_size(in_place ? recvtype : sendtype)},
+                               fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  AlltoallArgs args;
+  detail::LocalError err;
+  detail::TypedStorage recv_stand_in;
+  detail::TypedStorage send_copy;
+  const int ranks = e->shared->map.size();
+  detail::local_count(&recvcount, "recvcount", err);
+  if (!in_place) detail::local_count(&sendcount, "sendcount", err);
+  const detail::EqualBlocks recv_blocks(ranks, recvcount);
+  const detail::EqualBlocks send_blocks(ranks, in_place ? 0 : sendcount);
+  args.recv.counts = recv_blocks.counts.data();
+  args.recv.displs = recv_blocks.displs.data();
+  args.send.counts = send_blocks.counts.data();
+  args.send.displs = send_blocks.displs.data();
+  prepare(ranks, sendbuf, sendtype, recvbuf, recvtype, &args, err, recv_stand_in, send_copy);
+  return err.finish(e, fn, alltoall(e, args), "MPI_Alltoallw");
+}
+
+int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, Comm comm) {
+  constexpr const char* fn = "Alltoallv";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter)
+    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
+  rc = detail::check_signature(e, {detail::CollId::Alltoallv, -1, -1, 0}, fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  AlltoallArgs args;
+  detail::LocalError err;
+  detail::TypedStorage recv_stand_in;
+  detail::TypedStorage send_copy;
+  const int ranks = e->shared->map.size();
+  // Bad counts: take part with empty blocks, then report.
+  const detail::EqualBlocks empty(ranks, 0);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const bool recv_ok = detail::check_counts(recvcounts, ranks, "recvcounts", err) &&
+                       (rdispls != nullptr || err.note(MPI_ERR_ARG, "rdispls is a null pointer"));
+  const bool send_ok =
+      in_place || (detail::check_counts(sendcounts, ranks, "sendcounts", err) &&
+                   (sdispls != nullptr || err.note(MPI_ERR_ARG, "sdispls is a null pointer")));
+  args.recv.counts = recv_ok ? recvcounts : empty.counts.data();
+  args.recv.displs = recv_ok ? rdispls : empty.displs.data();
+  args.send.counts = send_ok && !in_place ? sendcounts : empty.counts.data();
+  args.send.displs = send_ok && !in_place ? sdispls : empty.displs.data();
+  prepare(ranks, sendbuf, sendtype, recvbuf, recvtype, &args, err, recv_stand_in, send_copy);
+  return err.finish(e, fn, alltoall(e, args), "MPI_Alltoallw");
+}
+
+}  // namespace ep

@@ -1,0 +1,158 @@
+// ep::Bcast.
+//
+// Algorithms, by name (coll/algorithm.hpp; the first exact and suitable wins):
+//
+//   mailbox  up to LocalTeam::kMailboxBytes:
+//     1. local:  the root packs its data into a team mailbox (on the root's
+//                process) and leaves at once;
+//     2. MPI:    the leaders broadcast the packed bytes (MPI_Ibcast of
+//                MPI_BYTE; every process takes this path for this size), into
+//                the mailbox on the other processes; the receiving leader
+//                leaves at once as well;
+//     3. spread: every other endpoint unpacks from the mailbox into its buffer.
+//     Nobody waits for a reader: the mailbox is reused two calls later.
+//   direct   larger messages, or any size when forced:
+//     1. local:  the root publishes its buffer;
+//     2. MPI:    the leader broadcasts straight from the root's buffer, and
+//                on the other processes receives into its own buffer;
+//     3. spread: every other endpoint copies straight from that buffer (on
+//                the root's process, at the same time as step 2); the owner
+//                of the buffer waits until its readers are done.
+//
+// Each byte is copied once per receiving endpoint, by that endpoint, so a
+// process's copies run in parallel. Endpoints may describe the data with
+// different (signature-equal) datatypes, so readers always read through the
+// writer's type (direct) or the packed bytes (mailbox), never their own.
+#include <array>
+
+#include "coll/algorithm.hpp"
+#include "coll/checks.hpp"
+#include "coll/meeting.hpp"
+#include "coll/mpi_step.hpp"
+#include "coll/typed.hpp"
+#include "comm/inter_coll.hpp"
+#include "ep/coll.hpp"
+
+namespace ep {
+
+namespace {
+
+using detail::Meeting;
+using detail::TypedBuf;
+
+constexpr int kReady = 1;  // the data is readable: published, or received
+
+struct BcastCall {
+  detail::Endpoint* e = nullptr;
+  TypedBuf buf;
+  detail::Location root;
+};
+
+int ibcast(const Meeting& m, void* data, int count, MPI_Datatype type, int root_process) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  // complete() tests the request to completion; the MPI checker cannot see it.
+  // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
+  return detail::complete(
+      MPI_Ibcast(data, count, type, root_process, m.shared().mpi_comm, &request), &request);
+}
+
+int through_mailbox(const BcastCall& c) {
+  Meeting m(c.e, &c.buf);
+  detail::LocalTeam& team = m.team();
+  const int bytes = static_cast<int>(c.buf.bytes());
+  const bool root_here = c.root.mpi_rank == m.shared().mpi_rank;
+  const int writer = root_here ? c.root.local_rank : 0;
+  int rc = MPI_SUCCESS;
+  if (m.local() == writer) {
+    std::byte* box = team.mailbox_acquire(m.call(), static_cast<std::size_t>(bytes));
+    if (root_here) detail::pack({c.buf.base, c.buf.count, c.buf.type, c.buf.layout}, box);  // 1
+    // The writer reads the mailbox after its signal too (it sends from it,
+    // or unpacks it), so it is one of the readers.
+    team.mailbox_lend(m.call(), m.size());
+    if (!root_here) rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);  // 2
+    m.signal(kReady, rc);
+    if (root_here && m.leader() && m.multi_process()) {
+      rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);
+    }
+    if (!root_here && rc == MPI_SUCCESS) {
+      detail::unpack(box, bytes, {c.buf.data(), c.buf.count, c.buf.type, c.buf.layout});
+    }
+    team.mailbox_read_done(m.call());
+    return rc;
+  }
+  rc = m.wait(writer, kReady);
+  std::byte* box = team.mailbox(m.call());
+  if (root_here && m.leader() && m.multi_process())
+    rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);  // 2
+  if (rc == MPI_SUCCESS)
+    detail::unpack(box, bytes, {c.buf.data(), c.buf.count, c.buf.type, c.buf.layout});  // 3
+  team.mailbox_read_done(m.call());
+  return rc;
+}
+
+int direct(const BcastCall& c) {
+  Meeting m(c.e, &c.buf);  // 1
+  const bool root_here = c.root.mpi_rank == m.shared().mpi_rank;
+  const int owner = root_here ? c.root.local_rank : 0;
+  int rc = MPI_SUCCESS;
+  if (m.local() == owner) {
+    if (root_here) {
+      m.signal(kReady);                       // local readers copy while the leader sends
+      if (m.leader() && m.multi_process()) {  // 2
+        rc = ibcast(m, c.buf.data(), c.buf.count, c.buf.type, c.root.mpi_rank);
+      }
+    } else {
+      rc = ibcast(m, c.buf.data(), c.buf.count, c.buf.type, c.root.mpi_rank);
+      m.signal(kReady, rc);
+    }
+    m.wait_readers(m.size() - 1);
+    return rc;
+  }
+  rc = m.wait(owner, kReady);
+  const TypedBuf& source = m.args<TypedBuf>(owner);
+  if (root_here && m.leader() && m.multi_process()) {
+    rc = ibcast(m, source.data(), source.count, source.type, c.root.mpi_rank);
+  }
+  if (rc == MPI_SUCCESS) detail::copy_data(source, c.buf);  // 3
+  m.read_done(owner);
+  return rc;
+}
+
+bool fits_mailbox(const BcastCall& c) {
+  return c.buf.bytes() <= static_cast<std::int64_t>(detail::LocalTeam::kMailboxBytes);
+}
+
+constexpr std::array<detail::Algorithm<BcastCall>, 2> kAlgorithms{{
+    {"mailbox", through_mailbox, fits_mailbox, detail::always},
+    {"direct", direct, detail::always, detail::always},
+}};
+
+}  // namespace
+
+int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm) {
+  constexpr const char* fn = "Bcast";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter) return detail::inter_bcast(e, buffer, count, datatype, root);
+  BcastCall c{e, {buffer, count, datatype, {}}, {}};
+  rc = detail::check_signature(
+      e, {detail::CollId::Bcast, root, count, detail::signature_size(datatype)}, fn);
+  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
+  if (rc == MPI_SUCCESS) rc = detail::check_count(e, count, "count", fn);
+  if (rc == MPI_SUCCESS) rc = detail::check_type(e, datatype, &c.buf.layout, "datatype", fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  detail::LocalError err;
+  detail::TypedStorage stand_in;
+  if (buffer == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the buffer of Bcast");
+    stand_in = detail::TypedStorage(count, datatype, c.buf.layout, true);
+    c.buf.base = stand_in.base();
+  }
+  c.root = e->shared->map.at(root);
+  rc = detail::choose<BcastCall>(kAlgorithms, c).run(c);
+  return err.finish(e, fn, rc, "MPI_Ibcast");
+}
+
+}  // namespace ep

@@ -1,0 +1,67 @@
+// The first two steps of the exact fallbacks of the reductions: every
+// endpoint's input, gathered by rank at every process (or at one).
+//
+// When a process's endpoints do not hold a block of consecutive ranks, the
+// hierarchical reductions would combine operands out of rank order. The
+// fallbacks then gather every contribution and reduce them in rank order
+// where the result is needed: linear in the number of ranks, exact for every
+// op. Used by Reduce, Allreduce, Reduce_scatter, Scan and Exscan, whose files
+// say when they take it.
+//
+//   1. local: each endpoint copies its own input into the process's scratch
+//             at its place in process order (in parallel, one copy each);
+//   2. MPI:   the leader completes the scratch with MPI_Allgatherv (or
+//             MPI_Gatherv to one process) in place.
+//
+// Usage, on every endpoint of the process:
+//   void* memory = leader ? team.scratch_acquire(0, Contributions::bytes(...)) : nullptr;
+//   Meeting m(e, &args);
+//   Contributions all(m, count, layout...);
+//   rc = all.gather(m, my_input, stage);   // ends with everyone past a barrier
+//   ... all.of(rank) ...
+// The scratch stays valid until the caller's next barrier that the leader
+// passes after every reader (rule 3 of coll/meeting.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "coll/layout.hpp"
+#include "coll/meeting.hpp"
+#include "coll/typed.hpp"
+
+namespace ep::detail {
+
+class Contributions {
+ public:
+  static constexpr int kScratch = 0;
+
+  /// Scratch bytes for `ranks` contributions of `count` elements.
+  static std::size_t bytes(int ranks, int count, const TypeLayout& layout);
+
+  /// `count` elements of `type` per rank; `to_process` is the MPI rank of
+  /// the one process that needs them, or -1 for all.
+  Contributions(const Meeting& m, int count, MPI_Datatype type, const TypeLayout& layout,
+                int to_process);
+
+  /// Steps 1 and 2; `stage` is the Meeting stage the leader signals when the
+  /// MPI step is over. Returns the MPI error code of the MPI step, on every
+  /// endpoint of the process.
+  int gather(Meeting& m, const void* input, int stage);
+
+  /// The base address of `rank`'s contribution (valid at the receiving
+  /// processes after gather()).
+  const void* of(int rank) const { return all_.at(std::int64_t{order_.slot_of(rank)} * count_); }
+
+  /// Contributions of ranks [first, first + n), in rank order.
+  std::vector<const void*> of_ranks(int first, int n) const;
+
+ private:
+  int count_;
+  int to_process_;
+  ProcessOrder order_;
+  TypedBuf all_;  // every contribution, process order
+};
+
+}  // namespace ep::detail

@@ -1,0 +1,177 @@
+// ep::Gather and ep::Gatherv (Gather is Gatherv with equal blocks).
+//
+//   1. local:  on the root's process every endpoint copies its block
+//              straight into the root's receive buffer, at its rank's place;
+//   2. MPI:    the leaders run one MPI_Alltoallw (coll/exchange.hpp): every
+//              other process's blocks go from their endpoints' send buffers
+//              straight to their places in the root's receive buffer, so
+//              interleaved rank layouts need no reordering pass;
+//   3. end:    a barrier of each process (nobody uses another's buffers after).
+#include <algorithm>
+
+#include "coll/checks.hpp"
+#include "coll/exchange.hpp"
+#include "coll/meeting.hpp"
+#include "coll/movement.hpp"
+#include "ep/coll.hpp"
+
+namespace ep {
+
+namespace {
+
+using detail::Blocks;
+using detail::Meeting;
+using detail::TypedBuf;
+
+constexpr int kMoved = 1;
+
+struct GatherArgs {
+  TypedBuf send;          // this endpoint's block
+  bool in_place = false;  // the root's block is already in place
+  Blocks recv;            // the root's receive buffer
+};
+
+// The leader's MPI step: blocks of other processes into the root's buffer,
+// or this process's blocks to the root's process.
+int gather_mpi(const Meeting& m, detail::Location root) {
+  if (!m.multi_process()) return MPI_SUCCESS;
+  const detail::CommShared& shared = m.shared();
+  detail::Exchange exchange(shared.mpi_size);
+  if (root.mpi_rank == shared.mpi_rank) {
+    const Blocks& recv = m.args<GatherArgs>(root.local_rank).recv;
+    for (int q = 0; q < shared.mpi_size; ++q) {
+      if (q == shared.mpi_rank) continue;
+      for (const int r : shared.map.ranks_on(q)) {
+        const TypedBuf block = recv.block(r);
+        exchange.recv(q, block.data(), block.count, block.type);
+      }
+    }
+  } else {
+    for (int l = 0; l < m.size(); ++l) {
+      const TypedBuf& send = m.args<GatherArgs>(l).send;
+      exchange.send(root.mpi_rank, send.base, send.count, send.type);
+    }
+  }
+  return exchange.run(shared.mpi_comm);
+}
+
+int gather(detail::Endpoint* e, const GatherArgs& mine, int root) {
+  const detail::Location at = e->shared->map.at(root);
+  Meeting m(e, &mine);
+  int rc = MPI_SUCCESS;
+  if (m.leader()) {
+    rc = gather_mpi(m, at);  // 2
+    m.signal(kMoved, rc);
+  }
+  if (at.mpi_rank == e->shared->mpi_rank && !(e->rank == root && mine.in_place)) {
+    const Blocks& recv = m.args<GatherArgs>(at.local_rank).recv;  // 1
+    detail::copy_data(mine.send, recv.block(e->rank));
+  }
+  m.barrier();  // 3
+  return m.leader() ? rc : m.wait(0, kMoved);
+}
+
+// The send side, shared by both functions. Its checks are endpoint-local:
+// a bad argument is noted and replaced by an empty stand-in. The root may
+// pass MPI_IN_PLACE; anyone else taking part with it gets an error.
+void prepare_send(detail::Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                  bool is_root, GatherArgs* args, detail::LocalError& err,
+                  detail::TypedStorage& stand_in) {
+  args->in_place = is_root && sendbuf == MPI_IN_PLACE;
+  if (args->in_place) return;
+  detail::local_count(&sendcount, "sendcount", err);
+  detail::local_type(&sendtype, &args->send.layout, "sendtype", err);
+  args->send = {sendbuf, sendcount, sendtype, args->send.layout};
+  if (sendbuf == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone (rank {} is not the root)", e->rank);
+    stand_in = detail::TypedStorage(sendcount, sendtype, args->send.layout, true);
+    args->send.base = stand_in.base();
+  }
+}
+
+// The root's receive side, once its blocks are known; a stand-in for a
+// receive buffer of MPI_IN_PLACE.
+void prepare_recv(void* recvbuf, MPI_Datatype recvtype, GatherArgs* args, int ranks,
+                  detail::LocalError& err, detail::TypedStorage& stand_in) {
+  detail::local_type(&recvtype, &args->recv.layout, "recvtype", err);
+  args->recv.base = recvbuf;
+  args->recv.type = recvtype;
+  if (recvbuf == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
+    int span = 0;
+    for (int r = 0; r < ranks; ++r) {
+      span = std::max(span, args->recv.displs[r] + args->recv.counts[r]);
+    }
+    stand_in = detail::TypedStorage(span, recvtype, args->recv.layout, true);
+    args->recv.base = stand_in.base();
+  }
+}
+
+}  // namespace
+
+int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, Comm comm) {
+  constexpr const char* fn = "Gather";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter)
+    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
+  const bool is_root = e->rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+  rc = detail::check_signature(e,
+                               {detail::CollId::Gather, root, in_place ? recvcount : sendcount,
+                                detail::signature_size(in_place ? recvtype : sendtype)},
+                               fn);
+  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  GatherArgs args;
+  detail::LocalError err;
+  detail::TypedStorage send_stand_in;
+  detail::TypedStorage recv_stand_in;
+  const int ranks = e->shared->map.size();
+  prepare_send(e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
+  if (is_root) detail::local_count(&recvcount, "recvcount", err);
+  const detail::EqualBlocks blocks(is_root ? ranks : 0, recvcount);
+  if (is_root) {
+    args.recv.counts = blocks.counts.data();
+    args.recv.displs = blocks.displs.data();
+    prepare_recv(recvbuf, recvtype, &args, ranks, err, recv_stand_in);
+  }
+  return err.finish(e, fn, gather(e, args, root), "MPI_Alltoallw");
+}
+
+int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+            Comm comm) {
+  constexpr const char* fn = "Gatherv";
+  int rc = MPI_SUCCESS;
+  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
+  if (!e) return rc;
+  if (e->shared->inter)
+    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
+  rc = detail::check_signature(e, {detail::CollId::Gatherv, root, -1, 0}, fn);
+  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
+  if (rc != MPI_SUCCESS) return rc;
+
+  GatherArgs args;
+  detail::LocalError err;
+  detail::TypedStorage send_stand_in;
+  detail::TypedStorage recv_stand_in;
+  const bool is_root = e->rank == root;
+  const int ranks = e->shared->map.size();
+  // A root with bad counts takes part with empty blocks, then reports.
+  const detail::EqualBlocks empty(is_root ? ranks : 0, 0);
+  prepare_send(e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
+  if (is_root) {
+    const bool counts_ok = detail::check_counts(recvcounts, ranks, "recvcounts", err) &&
+                           (displs != nullptr || err.note(MPI_ERR_ARG, "displs is a null pointer"));
+    args.recv.counts = counts_ok ? recvcounts : empty.counts.data();
+    args.recv.displs = counts_ok ? displs : empty.displs.data();
+    prepare_recv(recvbuf, recvtype, &args, ranks, err, recv_stand_in);
+  }
+  return err.finish(e, fn, gather(e, args, root), "MPI_Alltoallw");
+}
+
+}  // namespace ep

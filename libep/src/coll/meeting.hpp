@@ -1,0 +1,89 @@
+// One endpoint's part in one collective call: how the endpoints of a process
+// hand arguments and results to each other in their LocalTeam.
+//
+// Every collective starts the same way: each endpoint publishes a pointer to
+// its arguments (a struct on its stack) under the call number, which is the
+// same on every endpoint because they all call the same collectives in the
+// same order. From there a collective chooses the least waiting that is safe:
+//
+//   args<T>(j)       j's arguments (waits until j has entered this call);
+//   signal(stage)    "I reached `stage`", with an MPI error code if the step failed;
+//   wait(j, stage)   until j reached `stage`; returns the error j signalled;
+//   read_done(j)     I no longer read j's buffers or arguments;
+//   wait_readers(n)  until the n endpoints reading my buffers are done;
+//   barrier()        everybody, the LocalTeam's central barrier.
+//
+// The rules that keep this safe, which every collective file follows:
+//  1. An endpoint leaves a call only when nobody reads its arguments or
+//     buffers any more (its readers said read_done, or a barrier passed).
+//  2. Only the leader (local endpoint 0) calls MPI, on CommShared::mpi_comm,
+//     so the MPI collectives of a communicator are issued in one order by one
+//     thread per process.
+//  3. The team's scratch buffers belong to the leader: it sizes them before
+//     it enters the call (LocalTeam::scratch_acquire waits for the readers of
+//     earlier calls), and the others use them only after seeing its arguments.
+//  4. A mailbox (small payloads) belongs to the call's writer, which lends it
+//     to its readers before its first signal of the call; the others read it
+//     only after that signal (see LocalTeam). A writer that still reads the
+//     mailbox after its signal (copies out its own result, sends from it)
+//     counts itself among the readers: from the signal on, the next writer
+//     may be waiting for the mailbox.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "coll/local_team.hpp"
+#include "comm/endpoint.hpp"
+
+namespace ep::detail {
+
+class Meeting {
+ public:
+  Meeting(Endpoint* e, const void* args)
+      : shared_(*e->shared),
+        team_(*shared_.team),
+        local_(e->local),
+        call_(team_.begin(local_, args)) {}
+  Meeting(const Meeting&) = delete;
+  Meeting& operator=(const Meeting&) = delete;
+
+  const CommShared& shared() const { return shared_; }
+  LocalTeam& team() { return team_; }
+  int local() const { return local_; }
+  /// The call number (the same on every endpoint), which picks the mailbox.
+  std::uint64_t call() const { return call_; }
+  int size() const { return team_.size(); }
+  bool leader() const { return local_ == 0; }
+  /// More than one process: the leader has an MPI step to make.
+  bool multi_process() const { return shared_.mpi_size > 1; }
+
+  template <class T>
+  const T& args(int j) const {
+    return *static_cast<const T*>(team_.args(j, call_));
+  }
+  /// Waits until j has entered this call (its arguments are visible).
+  void wait_posted(int j) const { team_.args(j, call_); }
+  void wait_all_posted() const {
+    for (int j = 0; j < team_.size(); ++j) team_.args(j, call_);
+  }
+
+  void signal(int stage, int error = MPI_SUCCESS) { team_.signal(local_, call_, stage, error); }
+  int wait(int j, int stage) const { return team_.wait_signal(j, call_, stage); }
+
+  void read_done(int j) { team_.read_done(j); }
+  void wait_readers(int readers) { team_.wait_reads(local_, readers); }
+  /// A reader of the leader's scratch is done with it (see LocalTeam::lend).
+  void scratch_read_done() { team_.read_done(-1); }
+
+  void barrier() { team_.sync(); }
+
+ private:
+  const CommShared& shared_;
+  LocalTeam& team_;
+  int local_;
+  std::uint64_t call_;
+};
+
+}  // namespace ep::detail

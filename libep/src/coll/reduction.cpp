@@ -1,0 +1,31 @@
+#include "coll/reduction.hpp"
+
+namespace ep::detail {
+
+int check_reduction(Endpoint* e, int count, MPI_Datatype type, MPI_Op op, const char* function,
+                    ReduceCall* call) {
+  call->e = e;
+  call->count = count;
+  call->reduction.op = op;
+  call->reduction.type = type;
+  int rc = check_count(e, count, "count", function);
+  if (rc == MPI_SUCCESS) rc = check_type(e, type, &call->reduction.layout, "datatype", function);
+  if (rc == MPI_SUCCESS) rc = check_op(e, op, &call->reduction.commutative, function);
+  call->block = is_block_layout(e->shared->map);
+  return rc;
+}
+
+std::vector<const void*> local_inputs(const Meeting& m) {
+  std::vector<const void*> in(static_cast<std::size_t>(m.size()));
+  for (int l = 0; l < m.size(); ++l) in[static_cast<std::size_t>(l)] = m.args<ReduceArgs>(l).input;
+  return in;
+}
+
+int reduce_my_part(const Meeting& m, const ReduceCall& call, const std::vector<const void*>& in,
+                   void* acc, int holds, int parts) {
+  if (m.local() >= parts) return MPI_SUCCESS;
+  const ElementRange range = part_of(call.count, parts, m.local(), call.reduction.layout);
+  return reduce_in_order(call.reduction, in, acc, holds, range);
+}
+
+}  // namespace ep::detail

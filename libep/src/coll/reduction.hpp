@@ -1,0 +1,54 @@
+// What the reductions (Reduce, Allreduce, Reduce_scatter, Scan, Exscan)
+// share: the arguments an endpoint publishes, the checks of their public
+// functions, and the local combine step of the hierarchical algorithms.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "coll/checks.hpp"
+#include "coll/layout.hpp"
+#include "coll/meeting.hpp"
+#include "coll/typed.hpp"
+
+namespace ep::detail {
+
+/// What an endpoint publishes: where its operand is and where its result
+/// goes. With MPI_IN_PLACE the operand is in `output`, and input == output.
+struct ReduceArgs {
+  const void* input = nullptr;
+  void* output = nullptr;
+  bool in_place() const { return input == output; }
+};
+
+/// One endpoint's call of a reduction, checked.
+struct ReduceCall {
+  Endpoint* e = nullptr;
+  ReduceArgs args;
+  int count = 0;
+  Reduction reduction;
+  int root = -1;       // Reduce only
+  bool block = false;  // is_block_layout of the communicator
+
+  std::int64_t bytes() const { return std::int64_t{count} * reduction.layout.size; }
+  /// The hierarchical algorithms keep rank order: exact for a commutative
+  /// op on any layout, and for any op on the block layout.
+  bool hierarchical_exact() const { return reduction.commutative || block; }
+};
+
+/// The checks every reduction makes of its agreed arguments (count,
+/// datatype, op); fills the call. Raises and returns the error class.
+int check_reduction(Endpoint* e, int count, MPI_Datatype type, MPI_Op op, const char* function,
+                    ReduceCall* call);
+
+/// The operands of the process's endpoints, by local rank (= rank order on
+/// the block layout). Waits until each has entered the call.
+std::vector<const void*> local_inputs(const Meeting& m);
+
+/// This endpoint's share of combining `in` into `acc` (which holds operand
+/// `holds`, or -1) when `parts` endpoints share it; a no-op for endpoints
+/// beyond `parts`. Returns an MPI error code.
+int reduce_my_part(const Meeting& m, const ReduceCall& call, const std::vector<const void*>& in,
+                   void* acc, int holds, int parts);
+
+}  // namespace ep::detail

@@ -1,0 +1,88 @@
+// Unit tests of the collectives' pure parts: which layouts are "block"
+// (where the hierarchical reductions keep rank order), process order, and
+// how endpoints split a range of elements. No MPI processes are started.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "coll/layout.hpp"
+#include "coll/typed.hpp"
+#include "comm/rank_map.hpp"
+
+namespace ep::detail {
+namespace {
+
+RankMap map_of(std::vector<Location> locations, int processes) {
+  std::string why;
+  auto map = RankMap::from_locations(std::move(locations), processes, &why);
+  EXPECT_TRUE(map.has_value()) << why;
+  return *map;
+}
+
+TEST(CollLayout, CreationOrderIsBlock) {
+  const std::vector<int> counts{2, 1, 3};
+  EXPECT_TRUE(is_block_layout(RankMap::from_counts(counts)));
+  const std::vector<int> one{4};
+  EXPECT_TRUE(is_block_layout(RankMap::from_counts(one)));
+}
+
+TEST(CollLayout, InterleavedRanksAreNotBlock) {
+  // Ranks 0 and 2 on process 0, rank 1 on process 1 (after a split by key).
+  EXPECT_FALSE(is_block_layout(map_of({{0, 0}, {1, 0}, {0, 1}}, 2)));
+}
+
+TEST(CollLayout, ContiguousButReversedIsNotBlock) {
+  // Process 0's ranks in decreasing local order.
+  EXPECT_FALSE(is_block_layout(map_of({{0, 1}, {0, 0}, {1, 0}}, 2)));
+  // Blocks of consecutive ranks, but process 1 holds the lower ones.
+  EXPECT_FALSE(is_block_layout(map_of({{1, 0}, {1, 1}, {0, 0}}, 2)));
+}
+
+TEST(CollLayout, ProcessOrderPlacesRanksByProcessThenLocalRank) {
+  // The worked example of coll/layout.hpp: ranks 0..4 on processes 0 1 2 0 2.
+  const RankMap map = map_of({{0, 0}, {1, 0}, {2, 0}, {0, 1}, {2, 1}}, 3);
+  const ProcessOrder order(map);
+  EXPECT_EQ(order.first(0), 0);
+  EXPECT_EQ(order.first(1), 2);
+  EXPECT_EQ(order.first(2), 3);
+  const std::vector<int> slots{0, 2, 3, 1, 4};
+  for (int r = 0; r < map.size(); ++r) EXPECT_EQ(order.slot_of(r), slots[static_cast<std::size_t>(r)]);
+}
+
+TEST(CollLayout, PartsCoverTheRangeOnceWithLineAlignedBoundaries) {
+  TypeLayout ints{4, 4, 0, 4};
+  for (const int count : {0, 1, 15, 16, 17, 1000, 12345}) {
+    for (const int parts : {1, 2, 3, 7}) {
+      std::int64_t next = 0;
+      for (int p = 0; p < parts; ++p) {
+        const ElementRange r = part_of(count, parts, p, ints);
+        EXPECT_EQ(r.first, next) << count << " in " << parts;
+        if (r.count > 0 && r.first + r.count < count) {
+          EXPECT_EQ(r.count % 16, 0);  // 16 ints: a cache line
+        }
+        next = r.first + r.count;
+      }
+      EXPECT_EQ(next, count) << count << " in " << parts;
+    }
+  }
+}
+
+TEST(CollLayout, SmallWorkIsNotShared) {
+  EXPECT_EQ(sharing_endpoints(1024, 4), 1);
+  EXPECT_EQ(sharing_endpoints(1 << 20, 1), 1);
+  EXPECT_EQ(sharing_endpoints(1 << 20, 4), 4);
+  EXPECT_EQ(sharing_endpoints(64 * 1024, 8), 2);
+}
+
+TEST(CollLayout, SpanCoversTrueExtentAndStride) {
+  // 4 ints of data in a 5-int slot, starting 8 bytes into it.
+  const TypeLayout padded{16, 20, 8, 16};
+  MPI_Aint offset = 0;
+  EXPECT_EQ(span_bytes(3, padded, &offset), std::size_t{2 * 20 + 16});
+  EXPECT_EQ(offset, 8);
+  EXPECT_EQ(span_bytes(0, padded, &offset), std::size_t{1});
+}
+
+}  // namespace
+}  // namespace ep::detail
