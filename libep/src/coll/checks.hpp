@@ -35,8 +35,6 @@
 
 namespace ep::detail {
 
-Endpoint* valid_endpoint(Comm comm);
-
 enum class CollId : int {
   Barrier,
   Bcast,

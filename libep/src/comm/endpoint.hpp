@@ -22,6 +22,7 @@
 #include "core/intrusive_fifo.hpp"
 #include "core/spinlock.hpp"
 #include "p2p/request.hpp"
+#include "ep/types.hpp"
 #include "p2p/tag_layout.hpp"
 
 namespace ep::detail {
@@ -60,6 +61,9 @@ struct Endpoint {
 
   bool is_valid() const { return magic == kMagic; }
 };
+
+/// The endpoint behind a handle, or nullptr for COMM_NULL and freed handles.
+Endpoint* valid_endpoint(Comm comm);
 
 struct CommShared {
   int id = 0;  // process-wide sequence number, for messages

@@ -116,10 +116,6 @@ void dump_if_requested(const CommShared& shared) {
 
 namespace ep {
 
-namespace detail {
-Endpoint* valid_endpoint(Comm comm);
-}
-
 int Comm_inspect(Comm comm, std::string* json) {
   detail::Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::raise(nullptr, MPI_ERR_COMM, "Comm_inspect", "invalid communicator handle");

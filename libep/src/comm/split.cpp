@@ -17,10 +17,6 @@
 
 namespace ep {
 
-namespace detail {
-Endpoint* valid_endpoint(Comm comm);
-}
-
 using detail::CommShared;
 using detail::Endpoint;
 using detail::LocalTeam;

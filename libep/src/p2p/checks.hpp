@@ -12,8 +12,6 @@
 
 namespace ep::detail {
 
-Endpoint* valid_endpoint(Comm comm);
-
 /// The arguments of one side of a message, checked.
 struct MessageArgs {
   Endpoint* endpoint = nullptr;
