@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,10 @@ struct CommShared {
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
   std::unique_ptr<LocalTeam> team;  // where the endpoints meet for collectives
   std::atomic<int> live{0};  // endpoints not yet freed
+  // Intercomm_create from this communicator, by (first leader, second
+  // leader, tag): how many this process has made. Touched only by the
+  // team's leader inside the call.
+  std::map<std::tuple<std::int64_t, std::int64_t, int>, int> intercomms_made;
 
   // Inter-communicators. `map` then places the union of both groups ("union
   // ranks"): the first group's ranks, then the second's. The engine moves

@@ -126,14 +126,18 @@ struct Pending {
   int teams_expected = 0;
   int teams_taken = 0;
 };
-using PendingKey = std::tuple<std::int64_t, std::int64_t, int>;
+// (first leader, second leader, tag, occurrence): the same two groups may be
+// joined again with the same tag, and one team of a process may start the
+// next creation before the other team has picked up the last one.
+using PendingKey = std::tuple<std::int64_t, std::int64_t, int, int>;
 std::mutex registry_mutex;
 std::condition_variable registry_changed;
 std::map<PendingKey, Pending> registry;
 
 // MPI_Comm_create_group needs a tag that concurrent creations sharing
 // processes do not share; the leaders' identities and the user tag make
-// one, folded into the 15 bits every MPI allows.
+// one, folded into the 15 bits every MPI allows. (Not the occurrence: the
+// two groups' processes count it on different communicators.)
 int carrier_tag(const PendingKey& key) {
   std::uint64_t h = 1469598103934665603ull;
   for (std::uint64_t v : {static_cast<std::uint64_t>(std::get<0>(key)),
@@ -295,7 +299,9 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
       identities.insert(identities.end(), second.identities.begin(), second.identities.end());
       int world_rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-      const PendingKey key{first.identities.front(), second.identities.front(), tag};
+      const int occurrence =
+          shared.intercomms_made[{first.identities.front(), second.identities.front(), tag}]++;
+      const PendingKey key{first.identities.front(), second.identities.front(), tag, occurrence};
       CommShared* made = obtain_intercomm(key, layout, identities, world_rank, outcome);
       if (outcome.rc == MPI_SUCCESS) {
         const int my_group = ours_first ? 0 : 1;
