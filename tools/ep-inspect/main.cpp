@@ -1,0 +1,206 @@
+// ep-inspect: the rank maps of libep communicators, for people and programs.
+//
+//   ep-inspect [--format json|table] [--check] [-o FILE] STEP [then STEP]...
+//       under mpirun: builds the scenario's communicators with endpoints and
+//       prints every communicator's maps, merged into one document by world
+//       rank 0;
+//   ep-inspect read [--format ...] [--check] DIR|FILE...
+//       no mpirun: merges the per-process files EP_INSPECT dumped.
+//
+// The command line and the scenario are checked before any communicator is
+// built, identically on every rank, so a bad scenario ends every rank with
+// the same status and one message, never with a hang.
+#include <fmt/core.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "cli.hpp"
+#include "collect.hpp"
+#include "mpi_check.hpp"
+#include "provenance.hpp"
+#include "runner.hpp"
+#include "table.hpp"
+
+namespace {
+
+using namespace ep::inspect;
+
+// Before MPI starts, the launcher's environment tells which rank this is, so
+// that a usage error or --help is printed once and not once per rank.
+bool printing_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* value = std::getenv(name)) return std::strcmp(value, "0") == 0;
+  }
+  return true;
+}
+
+// Writes the document (or its table) where --output says; false if it cannot.
+bool emit(const Command& c, const ordered_json& merged, std::string* why) {
+  const bool to_stdout = c.output.empty() || c.output == "-";
+  std::FILE* out = to_stdout ? stdout : std::fopen(c.output.c_str(), "w");
+  if (!out) {
+    *why = fmt::format("--output: cannot write '{}': {}", c.output, std::strerror(errno));
+    return false;
+  }
+  if (c.format == "table") {
+    print_table(out, merged);
+  } else {
+    fmt::print(out, "{}\n", merged.dump(2));
+  }
+  const bool ok = std::fflush(out) == 0;
+  if (!to_stdout) std::fclose(out);
+  if (!ok) *why = fmt::format("--output: cannot write '{}'", c.output);
+  return ok;
+}
+
+// The verdict after the document is out: failures on stderr, and the status.
+int finish(const Command& c, const ordered_json& merged, const Findings& f) {
+  std::string why;
+  if (!emit(c, merged, &why)) {
+    fmt::print(stderr, "ep-inspect: {}\n", why);
+    return exit_usage;
+  }
+  if (f.failures.empty()) return 0;
+  fmt::print(stderr, "ep-inspect: {}{} problem(s):\n", c.check ? "--check failed, " : "",
+             f.failures.size());
+  for (const std::string& failure : f.failures) fmt::print(stderr, "  {}\n", failure);
+  return exit_failed;
+}
+
+std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(path, error))
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+          found.push_back(entry.path().string());
+      if (found.empty()) throw UsageError(fmt::format("read: no .json files in '{}'", path));
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path, error)) {
+      files.push_back(path);
+    } else {
+      throw UsageError(fmt::format("read: '{}' does not exist", path));
+    }
+  }
+  std::vector<Dump> dumps;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    try {
+      dumps.push_back({file, nlohmann::json::parse(in)});
+    } catch (const nlohmann::json::exception& e) {
+      f.fail(fmt::format("{}: not JSON: {}", file, e.what()));
+    }
+  }
+  return dumps;
+}
+
+// Reading needs no MPI; started under mpirun anyway, every rank reaches the
+// same verdict and only the first speaks.
+int run_read(const Command& c) {
+  Findings f;
+  std::vector<Dump> dumps;
+  try {
+    dumps = load(c.read_paths, f);
+  } catch (const UsageError& e) {
+    if (printing_rank()) fmt::print(stderr, "ep-inspect: {}\n", e.what());
+    return exit_usage;
+  }
+  ordered_json merged = merge_dumps(dumps, c.check, f);
+  if (c.check) add_check_result(merged, f);
+  if (!printing_rank()) return f.failures.empty() ? 0 : exit_failed;
+  return finish(c, merged, f);
+}
+
+// Under mpirun: every rank runs its endpoints; rank 0 merges and writes.
+int run_scenario_job(const Command& c, int rank, int size) {
+  std::optional<Model> model;
+  try {
+    model.emplace(c.steps, size);
+  } catch (const ScenarioError& e) {
+    if (rank == 0) fmt::print(stderr, "ep-inspect: {}\n", e.what());
+    return exit_usage;
+  }
+  // An unwritable --output is found before the run, on every rank alike.
+  int writable = 1;
+  std::string why;
+  if (rank == 0 && !c.output.empty() && c.output != "-") {
+    std::ofstream probe(c.output, std::ios::app);
+    if (!probe) {
+      writable = 0;
+      why = std::strerror(errno);
+    }
+  }
+  ep::tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (!writable) {
+    if (rank == 0)
+      fmt::print(stderr, "ep-inspect: --output: cannot write '{}': {}\n", c.output, why);
+    return exit_usage;
+  }
+  const nlohmann::json reports = gather_reports(run_scenario(*model, c.steps, rank));
+  int status = 0;
+  if (rank == 0) {
+    Findings f;
+    ordered_json merged = merge_scenario(*model, c.steps, reports, c.check, f);
+    if (c.check) add_check_result(merged, f);
+    status = finish(c, merged, f);
+  }
+  ep::tools::check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return status;
+}
+
+int run_mpi(const Command& c, int argc, char** argv) {
+  int provided = MPI_THREAD_SINGLE;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    fmt::print(stderr, "ep-inspect: MPI_Init_thread failed\n");
+    return exit_failed;
+  }
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int status = 0;
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0)
+      fmt::print(stderr,
+                 "ep-inspect: endpoints need MPI_THREAD_MULTIPLE, but MPI provided only {}\n",
+                 ep::tools::thread_level_name(provided));
+    status = exit_failed;
+  } else {
+    try {
+      status = run_scenario_job(c, rank, size);
+    } catch (const std::exception& e) {  // reaches one rank only: say which, end the job
+      ep::tools::abort_job(fmt::format("world rank {}: {}", rank, e.what()));
+    }
+  }
+  MPI_Finalize();
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ep::tools::set_program_name("ep-inspect");
+  try {
+    const Parsed parsed = parse_command_line(argc, argv);
+    if (parsed.done) {
+      if (printing_rank()) std::fputs(parsed.text.c_str(), parsed.status == 0 ? stdout : stderr);
+      return parsed.status;
+    }
+    if (parsed.command.read) return run_read(parsed.command);
+    return run_mpi(parsed.command, argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ep-inspect: {}\n", e.what());
+    return exit_failed;
+  }
+}
