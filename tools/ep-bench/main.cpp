@@ -19,8 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "intercomm.hpp"
+#include "merge.hpp"
 #include "mpi_check.hpp"
 #include "p2p.hpp"
+#include "split.hpp"
 #include "subcommand.hpp"
 
 namespace {
@@ -110,7 +113,9 @@ int ep_bench(int argc, char** argv) {
   app.set_version_flag("--version",
                        std::string("ep-bench ") + ep::version() + " (" + ep::git_revision() + ")");
   // One line per subcommand: each file adds its own options and knows how to run.
-  const std::vector<ep::bench::Subcommand> commands{ep::bench::setup_p2p(app)};
+  const std::vector<ep::bench::Subcommand> commands{
+      ep::bench::setup_p2p(app), ep::bench::setup_split(app), ep::bench::setup_intercomm(app),
+      ep::bench::setup_merge(app)};
 
   try {
     app.parse(argc, argv);
