@@ -1,0 +1,79 @@
+// Shared by the communicator tests: the communicator API under one name for
+// both programs of a differential test, and the building blocks the tests
+// share (a seeded generator every rank runs alike, member exchanges that
+// show who is in a communicator, names for MPI constants).
+//
+// The harness's mpi_shim covers point-to-point only; the communicator calls
+// are added to the same namespace here, forwarding to their MPI_ namesakes
+// without adding behaviour, so api::Comm_split is MPI_Comm_split in the
+// plain-MPI program and ep::Comm_split in the endpoint program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+#if defined(EPTEST_MODE_MPI)
+namespace eptest::mpi_shim {
+inline int Comm_dup(Comm c, Comm* out) { return MPI_Comm_dup(c, out); }
+inline int Comm_split(Comm c, int color, int key, Comm* out) {
+  return MPI_Comm_split(c, color, key, out);
+}
+inline int Comm_split_type(Comm c, int type, int key, MPI_Info info, Comm* out) {
+  return MPI_Comm_split_type(c, type, key, info, out);
+}
+inline int Intercomm_create(Comm local, int local_leader, Comm peer, int remote_leader, int tag,
+                            Comm* out) {
+  return MPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, out);
+}
+inline int Intercomm_merge(Comm inter, int high, Comm* out) {
+  return MPI_Intercomm_merge(inter, high, out);
+}
+inline int Comm_compare(Comm a, Comm b, int* result) { return MPI_Comm_compare(a, b, result); }
+inline int Comm_test_inter(Comm c, int* flag) { return MPI_Comm_test_inter(c, flag); }
+inline int Comm_remote_size(Comm c, int* size) { return MPI_Comm_remote_size(c, size); }
+}  // namespace eptest::mpi_shim
+#endif
+
+namespace eptest::comm {
+
+/// A small deterministic generator (splitmix64): every rank that seeds it
+/// alike draws the same numbers, so all ranks know every rank's color and key
+/// without communicating.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next();
+  /// Uniform in [0, n).
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// "MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL".
+std::string compare_name(int result);
+
+/// Every rank of `comm` sends `my_id` to each rank it addresses (the others
+/// of an intra-communicator, every remote rank of an inter-communicator) and
+/// receives theirs with MPI_ANY_SOURCE, placing each by status.MPI_SOURCE.
+/// Returns the ids by rank (own entry = my_id for intra), checking that no
+/// message comes twice and every payload names its source's slot.
+/// \note Collective over `comm`.
+std::vector<int> exchange_ids(Context& t, api::Comm comm, int my_id, int tag);
+
+/// Sends to rank+1 and receives from rank-1 on an intra-communicator and
+/// checks the neighbour's id: the communicator carries traffic.
+void ring_check(Context& t, api::Comm comm, int my_id, int tag, const std::string& what);
+
+/// "[a, b, c]".
+std::string list(const std::vector<int>& v);
+
+/// Members of a split, as MPI orders them: ranks with `color`, by key, ties
+/// by rank. `colors[r]`, `keys[r]` for every rank r of the parent.
+std::vector<int> split_members(const std::vector<int>& colors, const std::vector<int>& keys,
+                               int color);
+
+}  // namespace eptest::comm

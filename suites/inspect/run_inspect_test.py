@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Runs ep-inspect and checks what it prints.
+
+  run_inspect_test.py --launcher L --np N --schema S --golden FILE -- ep-inspect ...
+    The run succeeds; its output (JSON, or a table with --table) matches the
+    golden file once host names and communicator ids are normalised (ids
+    become C0, C1, ... in order of appearance: libep numbers communicators
+    per process, and which of two concurrent splits gets the lower number is
+    timing). JSON must also match the schema. With EP_INSPECT_UPDATE_GOLDEN=1
+    in the environment the golden file is rewritten instead.
+
+  run_inspect_test.py --launcher L --np N --fail TEXT [--fail TEXT ...] --status K -- ...
+    The run exits with status K and prints every TEXT; the first exactly once
+    (one rank speaks, although every rank fails). --np 0 runs without the
+    launcher (ep-inspect read).
+
+  run_inspect_test.py --launcher L --np N --schema S --dump -- ep-inspect SCENARIO...
+    Runs the scenario with EP_INSPECT set, then `ep-inspect read --check` on
+    the dumps (without the launcher): every dump and both outputs match the
+    schema, and every communicator of the scenario is in the read output with
+    the same maps.
+
+  run_inspect_test.py ... --dump --corrupt KIND --fail TEXT -- ep-inspect SCENARIO...
+    The same dumps, damaged on purpose (KIND: local-rank, disagree, missing,
+    foreign): `ep-inspect read --check` must exit 1 and say TEXT.
+
+Schema validation uses the jsonschema module (Draft 2020-12) when it is
+installed; without it only the required fields of the documents are checked,
+which the output says.
+"""
+
+import argparse
+import copy
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+
+ID = re.compile(r"\bw\d+c\d+\b")
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def launch(args, command, env=None, np=None):
+    np = args.np if np is None else np
+    full = ([args.launcher, "-np", str(np)] if np > 0 else []) + command
+    print("+", " ".join(full), file=sys.stderr)
+    process = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env=env)
+    try:
+        out, err = process.communicate(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        sys.stderr.write(out + err)
+        fail(f"no result after {args.timeout} s; the job was killed")
+    sys.stderr.write(err)
+    return process.returncode, out, err
+
+
+# --- schema --------------------------------------------------------------------
+
+def validate(document, schema_path, what):
+    with open(schema_path) as f:
+        schema = json.load(f)
+    kind = {"libep-rank-map": "document", "ep-inspect": "merged"}.get(document.get("schema"))
+    if kind is None:
+        fail(f"{what}: 'schema' is {document.get('schema')!r}")
+    try:
+        import jsonschema
+    except ImportError:
+        minimal_check(document, schema, kind, what)
+        return
+    # Validate against the definition the document names, for a precise message.
+    focused = dict(schema)
+    focused.pop("oneOf", None)
+    focused["$ref"] = f"#/$defs/{kind}"
+    validator = jsonschema.Draft202012Validator(focused)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        fail(f"{what} does not match {schema_path}: {error.message[:300]} "
+             f"at {list(error.absolute_path)}")
+
+
+def minimal_check(document, schema, kind, what):
+    """Without jsonschema: the required keys of the top level and of each communicator."""
+    print(f"note: jsonschema is not installed; {what} gets a structural check only",
+          file=sys.stderr)
+    defs = schema["$defs"]
+    required = defs[kind].get("required", []) + (defs["maps"]["required"] if kind == "document" else [])
+    missing = [k for k in required if k not in document]
+    if missing:
+        fail(f"{what} lacks {missing}")
+    if kind == "merged":
+        for c in document["communicators"]:
+            need = defs["maps"]["required"] + defs["merged_communicator"]["required"]
+            missing = [k for k in need if k not in c]
+            if missing:
+                fail(f"{what}: communicator {c.get('communicator')} lacks {missing}")
+
+
+# --- normalising -------------------------------------------------------------------
+
+def normalise_json(document):
+    ids = {}
+
+    def walk(value, key=None):
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        if key == "host" and isinstance(value, str):
+            return "HOST"
+        if isinstance(value, str) and ID.fullmatch(value):
+            return ids.setdefault(value, f"C{len(ids)}")
+        return value
+
+    return walk(document)
+
+
+def normalise_table(text):
+    ids = {}
+    text = ID.sub(lambda m: ids.setdefault(m.group(0), f"C{len(ids)}"), text)
+    for host in {socket.gethostname(), socket.gethostname().split(".")[0]}:
+        text = re.sub(rf"(?<![\w.-]){re.escape(host)}(?![\w.-])", "HOST", text)
+    # Column widths follow the host name's length.
+    return "\n".join(re.sub(r" +", " ", line).rstrip() for line in text.splitlines()) + "\n"
+
+
+# --- the test kinds -------------------------------------------------------------------
+
+def golden_test(args):
+    code, out, err = launch(args, args.command)
+    if code != 0:
+        fail(f"exit status {code}, expected 0")
+    if args.table:
+        actual = normalise_table(out)
+    else:
+        try:
+            document = json.loads(out)
+        except json.JSONDecodeError as e:
+            fail(f"stdout is not one JSON document: {e}")
+        validate(document, args.schema, "the output")
+        actual = json.dumps(normalise_json(document), indent=2) + "\n"
+    if os.environ.get("EP_INSPECT_UPDATE_GOLDEN") == "1":
+        with open(args.golden, "w") as f:
+            f.write(actual)
+        print(f"updated {args.golden}")
+        return
+    with open(args.golden) as f:
+        expected = f.read()
+    if actual != expected:
+        import difflib
+        diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "golden", "actual",
+                                    lineterm="")
+        sys.stderr.write("\n".join(list(diff)[:80]) + "\n")
+        fail(f"the output differs from {args.golden} (EP_INSPECT_UPDATE_GOLDEN=1 rewrites it)")
+
+
+def fail_test(args):
+    code, out, err = launch(args, args.command)
+    if code != args.status:
+        fail(f"exit status {code}, expected {args.status}")
+    output = out + err
+    for text in args.fail:
+        if text not in output:
+            fail(f"output does not contain {text!r}")
+    count = output.count(args.fail[0])
+    if count != 1:
+        fail(f"{args.fail[0]!r} printed {count} times, expected once (one rank)")
+
+
+def corrupt(directory, kind):
+    """Damages the dumps of one multi-process communicator in a known way."""
+    files = sorted(glob.glob(os.path.join(directory, "*.json")))
+    docs = {f: json.load(open(f)) for f in files}
+    by_comm = {}
+    for f, d in docs.items():
+        by_comm.setdefault(d["communicator"], []).append(f)
+    target = next((fs for fs in by_comm.values()
+                   if len(fs) > 1 and docs[fs[0]]["kind"] == "intra"
+                   and docs[fs[0]]["size"] > 2), None)
+    if target is None:
+        fail("no intra-communicator with two views and three ranks to corrupt")
+    first, second = target[0], target[1]
+    if kind == "local-rank":  # the same in every view: only the invariant catches it
+        for f in target:
+            docs[f]["rank_map"][1]["local_rank"] = docs[f]["rank_map"][0]["local_rank"]
+            docs[f]["rank_map"][1]["mpi_rank"] = docs[f]["rank_map"][0]["mpi_rank"]
+            docs[f]["rank_map"][1]["world_rank"] = docs[f]["rank_map"][0]["world_rank"]
+    elif kind == "disagree":
+        m = docs[second]["rank_map"]
+        m[0], m[1] = copy.deepcopy(m[1]), copy.deepcopy(m[0])
+        m[0]["rank"], m[1]["rank"] = 0, 1
+    elif kind == "missing":
+        os.remove(second)
+        return
+    elif kind == "foreign":
+        with open(os.path.join(directory, "zz-foreign.json"), "w") as f:
+            json.dump({"schema": "something-else"}, f)
+        return
+    for f in target:
+        with open(f, "w") as out:
+            json.dump(docs[f], out)
+
+
+def dump_test(args, inspect):
+    directory = tempfile.mkdtemp(prefix="ep-inspect-dump-")
+    try:
+        env = dict(os.environ, EP_INSPECT=directory)
+        code, out, err = launch(args, args.command + ["--format", "json"], env=env)
+        if code != 0:
+            fail(f"the scenario run exited with {code}")
+        scenario = json.loads(out)
+        validate(scenario, args.schema, "the scenario output")
+        files = sorted(glob.glob(os.path.join(directory, "*.json")))
+        if not files:
+            fail(f"EP_INSPECT={directory} left no files")
+        for f in files:
+            validate(json.load(open(f)), args.schema, os.path.basename(f))
+        if args.corrupt:
+            corrupt(directory, args.corrupt)
+            code, out, err = launch(args, [inspect, "read", "--check", directory], np=0)
+            if code != 1:
+                fail(f"read --check of corrupted dumps exited with {code}, expected 1")
+            for text in args.fail:
+                if text not in out + err:
+                    fail(f"read --check does not say {text!r}")
+            return
+        code, out, err = launch(args, [inspect, "read", "--check", directory], np=0)
+        if code != 0:
+            fail(f"read --check exited with {code}")
+        read = json.loads(out)
+        validate(read, args.schema, "the read output")
+        compare_with_dumps(scenario, read)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def compare_with_dumps(scenario, read):
+    """Each communicator the scenario made was dumped, with the same maps."""
+    dumped = {c["communicator"]: c for c in read["communicators"]}
+    shared = ["communicator", "kind", "size", "mpi_size", "processes", "rank_map",
+              "intercomm_rank_map", "groups"]
+    for c in scenario["communicators"]:
+        d = dumped.get(c["communicator"])
+        if d is None:
+            fail(f"{c['communicator']} is not among the dumps ({sorted(dumped)})")
+        for key in shared:
+            if c.get(key) != d.get(key):
+                fail(f"{c['communicator']}: '{key}' differs between the scenario and its dumps")
+        if d["views"] != d["mpi_size"]:
+            fail(f"{c['communicator']}: {d['views']} dumps for {d['mpi_size']} processes")
+    if not read.get("check", {}).get("passed"):
+        fail("read --check did not pass")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launcher", required=True)
+    parser.add_argument("--np", type=int, required=True)
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--schema")
+    parser.add_argument("--golden")
+    parser.add_argument("--table", action="store_true", help="the golden output is a table")
+    parser.add_argument("--fail", action="append", default=[])
+    parser.add_argument("--status", type=int, default=2)
+    parser.add_argument("--dump", action="store_true")
+    parser.add_argument("--corrupt", choices=["local-rank", "disagree", "missing", "foreign"])
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    if args.command[:1] == ["--"]:
+        args.command = args.command[1:]
+    if not args.command:
+        parser.error("give the ep-inspect command after --")
+    if args.dump:
+        dump_test(args, args.command[0])
+    elif args.golden:
+        golden_test(args)
+    elif args.fail:
+        fail_test(args)
+    else:
+        parser.error("give --golden, --fail or --dump")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
