@@ -46,26 +46,7 @@ namespace ep::detail {
 // hand-off between running threads takes a fraction of a microsecond), then
 // the waiter yields; it naps only once the wait has lasted milliseconds (a
 // slow process elsewhere), where a nap's delay is small beside the wait.
-class TeamBackoff {
- public:
-  static constexpr int kSpins = 32;
-  static constexpr int kYields = 20000;
-
-  void pause() {
-    if (round_ < kSpins) {
-      cpu_relax();
-    } else if (round_ < kSpins + kYields) {
-      sched_yield();
-    } else {
-      timespec ts{0, 20'000};
-      nanosleep(&ts, nullptr);
-    }
-    ++round_;
-  }
-
- private:
-  int round_ = 0;
-};
+using TeamBackoff = BasicBackoff<32, 20000>;
 
 class LocalTeam {
  public:

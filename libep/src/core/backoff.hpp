@@ -20,10 +20,14 @@ inline void cpu_relax() {
 #endif
 }
 
-class Backoff {
+// Spins `Spins` pauses, then yields `Yields` times, then naps. The two
+// numbers are the only thing that differs between waits: see Backoff below
+// and TeamBackoff (coll/local_team.hpp).
+template <int Spins, int Yields>
+class BasicBackoff {
  public:
-  static constexpr int kSpins = 128;
-  static constexpr int kYields = 4096;
+  static constexpr int kSpins = Spins;
+  static constexpr int kYields = Yields;
 
   void pause() {
     if (round_ < kSpins) {
@@ -43,5 +47,8 @@ class Backoff {
  private:
   int round_ = 0;
 };
+
+// Waiting for a message or a request: 128 pauses, 4096 yields, then naps.
+using Backoff = BasicBackoff<128, 4096>;
 
 }  // namespace ep::detail
