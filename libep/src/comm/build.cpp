@@ -14,17 +14,38 @@ namespace {
 
 std::atomic<int> next_comm_id{0};
 
-// inbox[l] and acks[l] for every local index l any process uses. MPI_Comm_dup
-// is collective, so every process makes them all, in the same order.
-int duplicate_channels(CommShared& shared) {
+// inbox[l] and acks[l] for every local index l any process uses, made by
+// the call that made the communicator's own MPI communicator, on the same
+// communicator (ChannelSource).
+//
+// Why not MPI_Comm_dup of the new communicator: Open MPI 4.1 lets a process
+// advance only the communicator creation whose parent has the lowest CID
+// (with the tag of MPI_Comm_create_group) among those it has under way; the
+// others wait. A leader that made a communicator and then duplicated it
+// made a chain whose later calls could rank below its earlier ones (a new
+// communicator may reuse a low CID), and two leaders of one process, busy
+// with sibling communicators, could each wait for the other's process: the
+// split tests hung in one run of a few. Repeating the first call keeps each
+// leader's calls in one rank, and every creation starts only after a
+// collective on the parent that all its processes have entered (the split's
+// MPI_Allgatherv, the dup's MPI_Barrier, ...), so the lowest creation under
+// way anywhere always has all its processes in it and completes.
+int make_channels(CommShared& shared, const ChannelSource& source) {
   const auto channels = static_cast<std::size_t>(shared.map.max_per_process());
   shared.inbox.assign(channels, MPI_COMM_NULL);
   shared.acks.assign(channels, MPI_COMM_NULL);
   for (std::size_t l = 0; l < channels; ++l) {
     for (MPI_Comm* channel : {&shared.inbox[l], &shared.acks[l]}) {
-      int rc = MPI_Comm_dup(shared.mpi_comm, channel);
+      int rc = source.group == MPI_GROUP_NULL
+                   ? MPI_Comm_dup(source.from, channel)
+                   : MPI_Comm_create_group(source.from, source.group, source.tag, channel);
       if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(*channel, MPI_ERRORS_RETURN);
       if (rc != MPI_SUCCESS) return rc;
+      // Senders address a channel by the rank in the communicator's MPI
+      // communicator: both must order the processes alike.
+      int same = MPI_UNEQUAL;
+      MPI_Comm_compare(*channel, shared.mpi_comm, &same);
+      if (same != MPI_CONGRUENT) return MPI_ERR_INTERN;
     }
   }
   return MPI_SUCCESS;
@@ -34,8 +55,8 @@ int duplicate_channels(CommShared& shared) {
 
 // build_comm without the EP_INSPECT dump, which build_inter makes once its
 // tables are in place.
-static int build_part(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
-                      CommShared** out, std::string* why);
+static int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
+                      std::vector<std::int64_t> identities, CommShared** out, std::string* why);
 
 // The MPI_COMM_WORLD ranks of the processes, and a name for the
 // communicator that every process agrees on (for EP_INSPECT dumps).
@@ -57,15 +78,15 @@ static int identify(CommShared& shared) {
   return rc;
 }
 
-int build_comm(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
-               CommShared** out, std::string* why) {
-  const int rc = build_part(mpi_comm, std::move(map), std::move(identities), out, why);
+int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
+               std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
+  const int rc = build_part(mpi_comm, channels, std::move(map), std::move(identities), out, why);
   if (rc == MPI_SUCCESS) dump_if_requested(**out);
   return rc;
 }
 
-static int build_part(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> identities,
-                      CommShared** out, std::string* why) {
+static int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
+                      std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
   auto shared = std::make_unique<CommShared>();
   shared->mpi_comm = mpi_comm;
   MPI_Comm_set_errhandler(mpi_comm, MPI_ERRORS_RETURN);
@@ -91,9 +112,11 @@ static int build_part(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> 
   }
   shared->tags = *layout;
   shared->user_tag_ub = layout->user_tag_ub();
-  const int rc = duplicate_channels(*shared);
+  const int rc = make_channels(*shared, channels);
   if (rc != MPI_SUCCESS) {
-    *why = "MPI_Comm_dup failed";
+    *why = rc == MPI_ERR_INTERN ? "a channel ranks the processes unlike the communicator"
+           : channels.group == MPI_GROUP_NULL ? "MPI_Comm_dup of a channel failed"
+                                              : "MPI_Comm_create_group of a channel failed";
     release_shared(shared.release());
     return rc;
   }
@@ -119,9 +142,9 @@ static int build_part(MPI_Comm mpi_comm, RankMap map, std::vector<std::int64_t> 
   return MPI_SUCCESS;
 }
 
-int build_inter(MPI_Comm carrier, const InterLayout& layout,
+int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayout& layout,
                 std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
-  const int rc = build_part(carrier, layout.map, std::move(identities), out, why);
+  const int rc = build_part(carrier, channels, layout.map, std::move(identities), out, why);
   if (rc != MPI_SUCCESS) return rc;
   CommShared& shared = **out;
   shared.inter = true;

@@ -63,16 +63,14 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   int rc = check_local(parent);
   if (rc != MPI_SUCCESS) return rc;
 
-  MPI_Comm all = MPI_COMM_NULL;
-  rc = MPI_Comm_dup(parent, &all);
-  if (rc != MPI_SUCCESS) {
-    return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Comm_dup failed");
-  }
-  MPI_Comm_set_errhandler(all, MPI_ERRORS_RETURN);
+  // The exchanges below run on `parent` itself (the caller is in a
+  // collective call on it); the only MPI communicators made are the
+  // communicator's own and its channels, all made from `parent` by one kind
+  // of call (make_channels in build.cpp says why).
   int size = 0;
   int rank = 0;
-  MPI_Comm_size(all, &size);
-  MPI_Comm_rank(all, &rank);
+  MPI_Comm_size(parent, &size);
+  MPI_Comm_rank(parent, &rank);
 
   // Every process learns every count, so a bad count anywhere fails the call
   // everywhere instead of leaving the other processes waiting; with it come
@@ -83,9 +81,8 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   const int mine[3] = {(num_ep > 0 && out == nullptr) ? -2 : num_ep,
                        static_cast<int>(created.fetch_add(std::max(num_ep, 0))), world_rank};
   std::vector<int> gathered(3 * static_cast<std::size_t>(size));
-  rc = MPI_Allgather(mine, 3, MPI_INT, gathered.data(), 3, MPI_INT, all);
+  rc = MPI_Allgather(mine, 3, MPI_INT, gathered.data(), 3, MPI_INT, parent);
   if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&all);
     return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Allgather failed");
   }
   // Host names, for rank maps shown to people (comm/inspect.hpp).
@@ -94,7 +91,7 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   MPI_Get_processor_name(name, &name_length);
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
   if (MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
-                    MPI_CHAR, all) == MPI_SUCCESS) {
+                    MPI_CHAR, parent) == MPI_SUCCESS) {
     for (int p = 0; p < size; ++p) {
       const char* host = names.data() + static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME;
       detail::remember_host(gathered[3 * static_cast<std::size_t>(p) + 2],
@@ -111,7 +108,6 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
       identities.push_back(host << 32 | (gathered[3 * static_cast<std::size_t>(p) + 1] + l));
     }
     if (count >= 0) continue;
-    MPI_Comm_free(&all);
     if (count == -2) {
       return detail::raise_on(parent, MPI_ERR_ARG, fn,
                               "process {} passed a null handle array for its endpoints", p);
@@ -121,22 +117,29 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   }
 
   // The communicator's MPI communicator holds only the processes that host
-  // endpoints: its collectives then involve exactly the communicator's processes.
-  MPI_Comm hosts = all;
-  if (std::find(counts.begin(), counts.end(), 0) != counts.end()) {
-    rc = MPI_Comm_split(all, num_ep > 0 ? 0 : MPI_UNDEFINED, rank, &hosts);
-    MPI_Comm_free(&all);
-    if (rc != MPI_SUCCESS) {
-      return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Comm_split failed");
-    }
+  // endpoints: its collectives then involve exactly the communicator's
+  // processes. Its channels are made the same way.
+  MPI_Comm hosts = MPI_COMM_NULL;
+  MPI_Group host_group = MPI_GROUP_NULL;
+  const bool everyone_hosts = std::find(counts.begin(), counts.end(), 0) == counts.end();
+  if (everyone_hosts) {
+    rc = MPI_Comm_dup(parent, &hosts);
+  } else {
+    rc = MPI_Comm_split(parent, num_ep > 0 ? 0 : MPI_UNDEFINED, rank, &hosts);
+    if (rc == MPI_SUCCESS && hosts != MPI_COMM_NULL) rc = MPI_Comm_group(hosts, &host_group);
     std::erase(counts, 0);
+  }
+  if (rc != MPI_SUCCESS) {
+    return detail::raise_on(parent, detail::error_class_of(rc), fn,
+                            everyone_hosts ? "MPI_Comm_dup failed" : "MPI_Comm_split failed");
   }
   if (num_ep == 0) return MPI_SUCCESS;
 
   detail::CommShared* shared = nullptr;
   std::string why;
-  rc = detail::build_comm(hosts, detail::RankMap::from_counts(counts), std::move(identities),
-                          &shared, &why);
+  rc = detail::build_comm(hosts, {parent, host_group, 0}, detail::RankMap::from_counts(counts),
+                          std::move(identities), &shared, &why);
+  if (host_group != MPI_GROUP_NULL) MPI_Group_free(&host_group);
   if (rc != MPI_SUCCESS) return detail::raise_on(parent, detail::error_class_of(rc), fn, why);
   for (int local = 0; local < num_ep; ++local) {
     out[local] = shared->endpoints[static_cast<std::size_t>(local)].get();

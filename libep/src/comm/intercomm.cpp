@@ -148,17 +148,35 @@ int carrier_tag(const PendingKey& key) {
   return static_cast<int>(h & 0x7fff);
 }
 
-int make_carrier(const detail::InterLayout& layout, int tag, MPI_Comm* carrier) {
+// The processes of both groups as a group of MPI_COMM_WORLD, in the
+// carrier's order.
+int carrier_group(const detail::InterLayout& layout, MPI_Group* members) {
   MPI_Group world = MPI_GROUP_NULL;
-  MPI_Group members = MPI_GROUP_NULL;
   int rc = MPI_Comm_group(MPI_COMM_WORLD, &world);
   if (rc == MPI_SUCCESS) {
     rc = MPI_Group_incl(world, static_cast<int>(layout.processes.size()), layout.processes.data(),
-                        &members);
+                        members);
   }
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, carrier);
-  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
   if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
+  return rc;
+}
+
+// The carrier and its channels, all made by MPI_Comm_create_group over
+// MPI_COMM_WORLD with one tag (make_channels in build.cpp says why).
+int make_intercomm(const detail::InterLayout& layout, int tag,
+                   const std::vector<std::int64_t>& identities, CommShared** made,
+                   std::string* why) {
+  MPI_Group members = MPI_GROUP_NULL;
+  MPI_Comm carrier = MPI_COMM_NULL;
+  int rc = carrier_group(layout, &members);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, &carrier);
+  if (rc != MPI_SUCCESS) {
+    *why = "MPI_Comm_create_group failed";
+  } else {
+    rc = detail::build_inter(carrier, {MPI_COMM_WORLD, members, tag}, layout, identities, made,
+                             why);
+  }
+  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
   return rc;
 }
 
@@ -183,15 +201,9 @@ CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& l
       }
     }
     lock.unlock();
-    MPI_Comm carrier = MPI_COMM_NULL;
     CommShared* made = nullptr;
     std::string why;
-    int rc = make_carrier(layout, carrier_tag(key), &carrier);
-    if (rc != MPI_SUCCESS) {
-      why = "MPI_Comm_create_group failed";
-    } else {
-      rc = detail::build_inter(carrier, layout, identities, &made, &why);
-    }
+    const int rc = make_intercomm(layout, carrier_tag(key), identities, &made, &why);
     lock.lock();
     pending.rc = rc;
     pending.why = why;
@@ -377,7 +389,8 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       return;
     }
     CommShared* made = nullptr;
-    outcome.rc = detail::build_comm(mpi, map, std::move(identities), &made, &outcome.why);
+    outcome.rc = detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made,
+                                    &outcome.why);
     if (outcome.rc != MPI_SUCCESS) return;
     for (int l = 0; l < team.size(); ++l) {
       const int u = shared.map.rank_of(shared.mpi_rank, l);

@@ -58,19 +58,16 @@ int gather_split_args(const CommShared& shared, const std::vector<detail::SplitA
   return MPI_SUCCESS;
 }
 
-// MPI communicator of one group: one MPI_Comm_split when no process hosts
-// two colors, else MPI_Comm_create_group per color in ascending color order
-// (a total order every process follows, so the calls cannot deadlock).
-int make_group_comm(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm* out) {
+// The processes of one group as an MPI group of the parent's MPI
+// communicator, in ascending parent rank: the order of the group's MPI
+// communicator however it was made.
+int group_of(const CommShared& shared, const detail::SplitGroup& group, MPI_Group* members) {
   MPI_Group all = MPI_GROUP_NULL;
-  MPI_Group members = MPI_GROUP_NULL;
   int rc = MPI_Comm_group(shared.mpi_comm, &all);
   if (rc == MPI_SUCCESS) {
     rc = MPI_Group_incl(all, static_cast<int>(group.processes.size()), group.processes.data(),
-                        &members);
+                        members);
   }
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, out);
-  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
   return rc;
 }
@@ -89,13 +86,17 @@ bool one_color_per_process(const CommShared& shared, const std::vector<detail::S
 }
 
 // Builds the communicator of one group on its MPI communicator and hands
-// this process's members their new endpoints.
+// this process's members their new endpoints. The group's channels are made
+// with MPI_Comm_create_group on the parent, tagged with the color: see
+// make_channels in build.cpp.
 void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm mpi,
-                 Outcome& outcome) {
+                 MPI_Group members, Outcome& outcome) {
   CommShared* made = nullptr;
   std::vector<std::int64_t> identities;
   for (int m : group.members) identities.push_back(shared.identities[static_cast<std::size_t>(m)]);
-  outcome.rc = detail::build_comm(mpi, group.map, std::move(identities), &made, &outcome.why);
+  const detail::ChannelSource channels{shared.mpi_comm, members, group.color};
+  outcome.rc =
+      detail::build_comm(mpi, channels, group.map, std::move(identities), &made, &outcome.why);
   if (outcome.rc != MPI_SUCCESS) return;
   for (std::size_t new_rank = 0; new_rank < group.members.size(); ++new_rank) {
     const detail::Location old = shared.map.at(group.members[new_rank]);
@@ -106,6 +107,13 @@ void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_
   }
 }
 
+// Makes the MPI communicator of each group this process hosts and builds
+// the groups' communicators, in ascending color order (a total order every
+// process follows). With one color per process a single MPI_Comm_split
+// serves all groups; otherwise each group gets MPI_Comm_create_group over
+// its processes, tagged with its color. Every MPI creation here is made on
+// the parent with tag 0 or the color, so a leader's creations never go down
+// in Open MPI's order of creations (make_channels in build.cpp).
 void split_as_leader(const CommShared& shared, Outcome& outcome) {
   const LocalTeam& team = *shared.team;
   std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
@@ -126,25 +134,29 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     }
   }
   const auto groups = detail::split_groups(shared.map, args, MPI_UNDEFINED, shared.mpi_rank);
-  if (one_color_per_process(shared, args)) {
+  const bool one_split = one_color_per_process(shared, args);
+  MPI_Comm split = MPI_COMM_NULL;
+  if (one_split) {
     const int color = groups.empty() ? MPI_UNDEFINED : groups.front().color;
-    MPI_Comm mpi = MPI_COMM_NULL;
-    outcome.rc = MPI_Comm_split(shared.mpi_comm, color, shared.mpi_rank, &mpi);
+    outcome.rc = MPI_Comm_split(shared.mpi_comm, color, shared.mpi_rank, &split);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_split failed";
-    } else if (!groups.empty()) {
-      adopt_group(shared, groups.front(), mpi, outcome);
-    }
-    return;
-  }
-  for (const detail::SplitGroup& group : groups) {
-    MPI_Comm mpi = MPI_COMM_NULL;
-    outcome.rc = make_group_comm(shared, group, &mpi);
-    if (outcome.rc != MPI_SUCCESS) {
-      outcome.why = "MPI_Comm_create_group failed";
       return;
     }
-    adopt_group(shared, group, mpi, outcome);
+  }
+  for (const detail::SplitGroup& group : groups) {
+    MPI_Group members = MPI_GROUP_NULL;
+    outcome.rc = group_of(shared, group, &members);
+    MPI_Comm mpi = split;
+    if (outcome.rc == MPI_SUCCESS && !one_split) {
+      outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, &mpi);
+    }
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = one_split ? "MPI_Comm_group failed" : "MPI_Comm_create_group failed";
+    } else {
+      adopt_group(shared, group, mpi, members, outcome);
+    }
+    if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
     if (outcome.rc != MPI_SUCCESS) return;
   }
 }
@@ -159,17 +171,20 @@ int Comm_dup(Comm comm, Comm* newcomm) {
   const int arrival = 0;
   return meet(e, arrival, newcomm, fn, [&](Outcome& outcome) {
     const CommShared& shared = *e->shared;
+    // Creations start once every process is in (make_channels in build.cpp).
+    outcome.rc = MPI_Barrier(shared.mpi_comm);
     MPI_Comm mpi = MPI_COMM_NULL;
-    outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (outcome.rc == MPI_SUCCESS) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_dup failed";
       return;
     }
     CommShared* made = nullptr;
-    outcome.rc = shared.inter ? detail::build_inter(mpi, shared.layout, shared.identities, &made,
-                                                    &outcome.why)
-                              : detail::build_comm(mpi, shared.map, shared.identities, &made,
-                                                   &outcome.why);
+    const detail::ChannelSource channels{shared.mpi_comm};
+    outcome.rc = shared.inter ? detail::build_inter(mpi, channels, shared.layout,
+                                                    shared.identities, &made, &outcome.why)
+                              : detail::build_comm(mpi, channels, shared.map, shared.identities,
+                                                   &made, &outcome.why);
     if (outcome.rc != MPI_SUCCESS) return;
     for (std::size_t l = 0; l < outcome.by_local.size(); ++l) {
       outcome.by_local[l] = made->endpoints[l].get();
@@ -210,6 +225,7 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   team.sync();
   if (e->local == 0) {
     MPI_Comm node = MPI_COMM_NULL;
+    MPI_Barrier(e->shared->mpi_comm);  // every process is in before the creation (build.cpp)
     MPI_Comm_split_type(e->shared->mpi_comm, MPI_COMM_TYPE_SHARED, 0, info, &node);
     MPI_Allreduce(&e->shared->mpi_rank, &node_color, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
