@@ -3,8 +3,12 @@
 # already there. Safe to run again: a second run only checks.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev libomp-dev
-          libcli11-dev libfmt-dev nlohmann-json3-dev googletest libgtest-dev python3)
+# Both MPI implementations: the build selects one per build directory
+# (LIBEP_MPI, CMakePresets.json); installing MPICH next to Open MPI leaves the
+# plain mpicc/mpirun names with Open MPI (Debian gives it the higher priority).
+packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev mpich libmpich-dev
+          libomp-dev libcli11-dev libfmt-dev nlohmann-json3-dev googletest libgtest-dev python3
+          python3-matplotlib python3-jsonschema)
 packages+=("$@")
 
 missing=()

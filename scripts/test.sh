@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # The test command. Installs what is missing, then builds and runs the suites
-# three times:
-#   release  build/        RelWithDebInfo, every test
-#   asan     build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer, every test
-#   tsan     build-tsan/   ThreadSanitizer, the tests labelled `single` (one MPI
-#                          process, many endpoint threads: where races live)
+# four times:
+#   release  build/        Open MPI, RelWithDebInfo, every test
+#   asan     build-asan/   Open MPI, AddressSanitizer + UndefinedBehaviorSanitizer,
+#                          every test
+#   tsan     build-tsan/   Open MPI, ThreadSanitizer, the tests labelled `single`
+#                          (one MPI process, many endpoint threads: where races live)
+#   mpich    build-mpich/  MPICH, RelWithDebInfo, every test
 # Every stage runs even if an earlier one failed; the summary at the end lists
 # them all, and the exit status is non-zero if any failed. Builds are
 # incremental, so a second run only pays for the tests.
 #
-#   scripts/test.sh                  all three stages
+#   scripts/test.sh                  all four stages
 #   scripts/test.sh release tsan     only these stages
 #   CTEST_ARGS="-R storm" scripts/test.sh release   extra ctest arguments
 #   LIBEP_TEST_JOBS=1 scripts/test.sh                one test at a time (default 2)
 #
-# Sanitizer stages run the multi-rank tests under a reduced layout set (see
-# reduced_layouts below) to stay well within the time budget on 2 cores.
+# Sanitizer stages and the MPICH stage run the multi-rank tests under a
+# reduced layout set (see reduced_layouts below) to stay well within the time
+# budget on 2 cores. Each stage names its MPI (LIBEP_MPI), so that none depends
+# on which implementation the plain `mpicc` and `mpirun` are.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +33,7 @@ jobs=${LIBEP_TEST_JOBS:-2}
 reduced_layouts="1;3;1,1;2,2;1,3,2;2,0,3"
 
 stages=("$@")
-((${#stages[@]})) || stages=(release asan tsan)
+((${#stages[@]})) || stages=(release asan tsan mpich)
 summary=()
 failed=0
 
@@ -79,13 +83,14 @@ run_stage() {
 total_start=$SECONDS
 for stage in "${stages[@]}"; do
   case $stage in
-    release) run_stage release build "" ;;
-    asan) run_stage asan build-asan "" -DLIBEP_SANITIZER=address,undefined \
+    release) run_stage release build "" -DLIBEP_MPI=openmpi ;;
+    asan) run_stage asan build-asan "" -DLIBEP_MPI=openmpi -DLIBEP_SANITIZER=address,undefined \
       "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
     # No tools: none of the `single` tests needs them, and they build slowly.
-    tsan) run_stage tsan build-tsan "-L single" -DLIBEP_SANITIZER=thread -DLIBEP_BUILD_TOOLS=OFF \
-      "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
-    *) echo "test.sh: unknown stage '$stage' (release, asan, tsan)" >&2; exit 2 ;;
+    tsan) run_stage tsan build-tsan "-L single" -DLIBEP_MPI=openmpi -DLIBEP_SANITIZER=thread \
+      -DLIBEP_BUILD_TOOLS=OFF "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
+    mpich) run_stage mpich build-mpich "" -DLIBEP_MPI=mpich "-DEPTEST_LAYOUTS=$reduced_layouts" ;;
+    *) echo "test.sh: unknown stage '$stage' (release, asan, tsan, mpich)" >&2; exit 2 ;;
   esac
 done
 

@@ -178,7 +178,8 @@ void not_yet(Context& t) {
   const int right = (t.rank() + 1) % t.size();
   const int left = (t.rank() - 1 + t.size()) % t.size();
   int data = -1;
-  int go = 1;
+  const int go = 1;
+  int go_in = 0;  // not `go`: a buffer of a pending send must not be received into
   api::Request request = api::REQUEST_NULL;
   t.check_rc(api::Irecv(&data, 1, MPI_INT, left, 40, t.comm(), &request), "Irecv");
   int flag = -1;
@@ -192,7 +193,7 @@ void not_yet(Context& t) {
   // Tell the left neighbour it may send; wait for the right one to say so.
   api::Request go_send = api::REQUEST_NULL;
   t.check_rc(api::Isend(&go, 1, MPI_INT, left, 41, t.comm(), &go_send), "Isend");
-  t.check_rc(api::Recv(&go, 1, MPI_INT, right, 41, t.comm(), api::STATUS_IGNORE), "Recv");
+  t.check_rc(api::Recv(&go_in, 1, MPI_INT, right, 41, t.comm(), api::STATUS_IGNORE), "Recv");
   const int mine = 500 + t.rank();
   t.check_rc(api::Send(&mine, 1, MPI_INT, right, 40, t.comm()), "Send");
   api::Status st{};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "reference_mpi.hpp"
 
 namespace {
 
@@ -136,8 +137,12 @@ void modes_one_by_one(Context& t, int iterations) {
 }
 
 // Persistent requests to and from MPI_PROC_NULL, mixed with null handles in
-// one Startall/Waitall.
+// one Startall/Waitall. Not on a reference MPI known to get the receive's
+// status wrong (reference_mpi.hpp); the endpoint program then checks it
+// without printing.
 void proc_null(Context& t) {
+  const bool reference_wrong = reference::kProcNullPersistentStatusWrong;
+  if (reference_wrong && !kEndpoints) return;
   int out = 7;
   int in = -1;
   api::Request requests[3] = {api::REQUEST_NULL, api::REQUEST_NULL, api::REQUEST_NULL};
@@ -153,7 +158,7 @@ void proc_null(Context& t) {
     good += t.check(in == -1 && st[1].MPI_SOURCE == MPI_PROC_NULL && count_of(st[1]) == 0,
                     "persistent PROC_NULL receive");
   }
-  t.out("persistent PROC_NULL x5: {} good", good);
+  if (!reference_wrong) t.out("persistent PROC_NULL x5: {} good", good);
   t.check_rc(api::Request_free(&requests[0]), "Request_free");
   t.check_rc(api::Request_free(&requests[1]), "Request_free");
 }

@@ -6,17 +6,23 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "reference_mpi.hpp"
 
 namespace {
 
 using namespace eptest;
 
 // A receive or probe on MPI_PROC_NULL completes at once with this status and
-// leaves the buffer alone.
-void expect_proc_null_status(Context& t, const api::Status& st, const char* call) {
+// leaves the buffer alone. Where the reference MPI is known to get the status
+// wrong (reference_mpi.hpp), the reference skips the check and the endpoint
+// program checks without printing.
+void expect_proc_null_status(Context& t, const api::Status& st, const char* call,
+                             bool reference_wrong = false) {
+  if (reference_wrong && !kEndpoints) return;
   t.expect_eq(st.MPI_SOURCE, MPI_PROC_NULL, fmt::format("{}: status source", call));
   t.expect_eq(st.MPI_TAG, MPI_ANY_TAG, fmt::format("{}: status tag", call));
   t.expect_eq(count_of(st), 0, fmt::format("{}: status count", call));
+  if (reference_wrong) return;
   t.out("{} on PROC_NULL: source={} tag={} bytes={}", call,
         st.MPI_SOURCE == MPI_PROC_NULL ? "PROC_NULL" : fmt::format("{}", st.MPI_SOURCE),
         st.MPI_TAG == MPI_ANY_TAG ? "ANY_TAG" : fmt::format("{}", st.MPI_TAG), count_of(st));
@@ -51,7 +57,7 @@ void proc_null(Context& t) {
   t.check_rc(api::Irecv(buffer.data(), 4, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, t.comm(), &request),
              "Irecv");
   t.check_rc(api::Wait(&request, &st), "Wait");
-  expect_proc_null_status(t, st, "Irecv+Wait");
+  expect_proc_null_status(t, st, "Irecv+Wait", reference::kProcNullIrecvStatusWrong);
   st = {};
   t.check_rc(api::Probe(MPI_PROC_NULL, 3, t.comm(), &st), "Probe");
   expect_proc_null_status(t, st, "Probe");
@@ -90,7 +96,8 @@ void proc_null(Context& t) {
   t.check_rc(api::Start(&request), "Start");
   st = {};
   t.check_rc(api::Wait(&request, &st), "Wait persistent");
-  expect_proc_null_status(t, st, "Recv_init+Start+Wait");
+  expect_proc_null_status(t, st, "Recv_init+Start+Wait",
+                          reference::kProcNullPersistentStatusWrong);
   t.check_rc(api::Request_free(&request), "Request_free");
 
   t.check(untouched() && buffer.guards_intact(), "a PROC_NULL receive wrote to its buffer");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "reference_mpi.hpp"
 
 namespace {
 
@@ -48,7 +49,15 @@ constexpr Step kScript[] = {
     {15, 24, 24, How::Recv},                         // and the next receive still works
 };
 
-bool runs(const Step& step) { return kEndpoints || step.reference; }
+// Whether the plain-MPI program can be the reference for a step: not where
+// the MPI below is known to report truncation differently from libep
+// (reference_mpi.hpp), which leaves it the steps that fit.
+bool has_reference(const Step& step) {
+  const bool truncated = step.sent > step.capacity;
+  return step.reference && !(truncated && reference::kTruncatedStatusDiffers);
+}
+
+bool runs(const Step& step) { return kEndpoints || has_reference(step); }
 
 std::uint64_t key_of(int source, const Step& step) {
   return message_key(static_cast<std::uint64_t>(source), static_cast<std::uint64_t>(step.tag),
@@ -138,7 +147,7 @@ class Receiver {
       payload_ok = payload_mismatch(buffer.span().first(step.sent), key_of(left_, step)) < 0;
       t_.check(payload_ok, fmt::format("{} payload", how));
     }
-    if (!step.reference) return;
+    if (!has_reference(step)) return;
     t_.out("{} tag {} ({} into {}): {}, {}, guards {}, payload {}", how, step.tag,
            size_name(step.sent), size_name(step.capacity),
            error_class_name(rc == MPI_SUCCESS ? MPI_SUCCESS : error_class_of(rc)), describe(st),

@@ -126,7 +126,18 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
     rc = MPI_Comm_dup(parent, &hosts);
   } else {
     rc = MPI_Comm_split(parent, num_ep > 0 ? 0 : MPI_UNDEFINED, rank, &hosts);
-    if (rc == MPI_SUCCESS && hosts != MPI_COMM_NULL) rc = MPI_Comm_group(hosts, &host_group);
+    // The hosting processes as a group of `parent` (MPICH 4.0.2 crashes in
+    // MPI_Comm_create_group on `parent` given the group of `hosts`).
+    std::vector<int> hosting;
+    for (int p = 0; p < size; ++p) {
+      if (counts[static_cast<std::size_t>(p)] > 0) hosting.push_back(p);
+    }
+    MPI_Group everyone = MPI_GROUP_NULL;
+    if (rc == MPI_SUCCESS && num_ep > 0) rc = MPI_Comm_group(parent, &everyone);
+    if (rc == MPI_SUCCESS && num_ep > 0) {
+      rc = MPI_Group_incl(everyone, static_cast<int>(hosting.size()), hosting.data(), &host_group);
+    }
+    if (everyone != MPI_GROUP_NULL) MPI_Group_free(&everyone);
     std::erase(counts, 0);
   }
   if (rc != MPI_SUCCESS) {
