@@ -1,30 +1,41 @@
 #!/usr/bin/env bash
 # The benchmark command: sets up the machine, builds ep-bench (Release, in
-# build-bench/, incrementally on later runs) and compares point-to-point
-# performance side by side:
-#   ep intra     two libep endpoints in one process
-#   ep inter     two libep endpoints in two processes
-#   mpi          two plain MPI processes
-#   mpi-threads  threads that share their process's MPI rank (one MPI_Comm_dup
-#                per pair), in two processes
-# for latency and bandwidth at a handful of sizes, then the message rate of
-# two pairs talking at once. Prints each run's table and a summary of
-# medians; the JSON results go to build-bench/results/ (BENCH_OUT overrides).
+# build-bench/, incrementally on later runs) and runs a suite file with
+# `ep-bench run` under scripts/mpirun.sh. The default, suites/quick.json,
+# compares libep endpoints side by side with plain MPI processes and with
+# threads sharing an MPI rank (point-to-point latency, bandwidth and message
+# rate, communicator creation, broadcast and allreduce) in about a minute.
 #
-#   scripts/bench.sh                        # ~20 s on 2 cores once built
-#   scripts/bench.sh --repetitions 20 --validate   # methodology options for every run
+#   scripts/bench.sh                                  # suites/quick.json
+#   scripts/bench.sh suites/standard.json             # the suite kept in results/
+#   scripts/bench.sh suites/quick.json --noise-threshold 0.5   # options for ep-bench run
 #
-# The first run also builds libep (a minute or two); later runs rebuild only
-# what changed. Extra options go to every ep-bench p2p run, so pass only
-# methodology options (--repetitions, --min-time, --warmup, --validate).
-# BENCH_TIMEOUT (seconds, default 300) bounds each MPI job.
+# The main job has BENCH_NP processes (default 2) and runs every case that
+# asks for that many or for none in particular; the cases that need another
+# number of processes (e.g. both ends of a pair in one process: -np 1) run
+# in one more job per process count. Each job prints its tables and writes
+# build-bench/results/SUITE.json and .csv (SUITE.npN.json for the extra
+# jobs; BENCH_OUT overrides the directory). A summary of the point-to-point
+# medians of all jobs ends the output.
+#
+# The first run also builds libep (a minute or two). BENCH_TIMEOUT (seconds,
+# default 900) bounds each MPI job; ep-bench's own --watchdog ends a job whose
+# case stops making progress.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+suite=suites/quick.json
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+  suite=$1
+  shift
+fi
+[ -f "$suite" ] || { echo "bench.sh: no suite file '$suite'" >&2; exit 2; }
 out=${BENCH_OUT:-build-bench/results}
-limit=${BENCH_TIMEOUT:-300}
+limit=${BENCH_TIMEOUT:-900}
+np=${BENCH_NP:-2}
 extra=("$@")
+name=$(basename "$suite" .json)
 
 scripts/setup.sh
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -32,55 +43,59 @@ cmake --build build-bench -j"$(nproc)" --target ep-bench
 bench=build-bench/tools/ep-bench/ep-bench
 mkdir -p "$out"
 
-# run NAME MPIRUN-OPTIONS... -- P2P-OPTIONS...: one ep-bench p2p job, its JSON
-# in $out/NAME.json.
-run() {
-  local name=$1 launch=()
-  shift
-  while [ "$1" != -- ]; do
-    launch+=("$1")
-    shift
-  done
-  shift
-  timeout --kill-after=10 "$limit" scripts/mpirun.sh "${launch[@]}" "$bench" p2p --quiet \
-    --json "$out/$name.json" "$@" "${extra[@]}"
-}
-
-# Open MPI binds each process to one core by default. That suits processes
-# with one busy thread; a process that drives several endpoints or threads
-# would have them take turns on that one core, so those run unbound
-# (scripts/mpirun.sh's default) and one-thread processes are bound.
-unbound=(--bind-to none)
-bound=(--bind-to core)
-
-sizes=(--tests latency,bandwidth --sizes 8,1K,64K,1M,4M)
-run ep-intra -np 1 "${unbound[@]}" -- --impl ep --placement intra "${sizes[@]}"
-run ep-inter -np 2 "${bound[@]}" -- --impl ep --placement inter "${sizes[@]}"
-run mpi -np 2 "${bound[@]}" -- --impl mpi "${sizes[@]}"
-run mpi-threads -np 2 "${bound[@]}" -- --impl mpi-threads --placement inter "${sizes[@]}"
-
-rate=(--tests msgrate --msgrate-sizes 8 --pairs 2)
-run msgrate-ep-intra -np 1 "${unbound[@]}" -- --impl ep --placement intra "${rate[@]}"
-run msgrate-ep-inter -np 2 "${unbound[@]}" -- --impl ep --placement inter "${rate[@]}"
-run msgrate-mpi -np 4 "${unbound[@]}" -- --impl mpi "${rate[@]}"
-run msgrate-mpi-threads -np 2 "${unbound[@]}" -- --impl mpi-threads --placement inter "${rate[@]}"
-
-# One line per implementation, from the median aggregates of the files above.
-python3 - "$out" <<'EOF'
-import json, sys, os
-out = sys.argv[1]
-def medians(name):
-    path = os.path.join(out, name + ".json")
-    entries = json.load(open(path))["benchmarks"]
-    return {(e["family"], e["bytes"]): e for e in entries if e.get("aggregate_name") == "median"}
-print(f"\n# Summary (medians): one-way latency in us, bandwidth in MB/s, "
-      f"2-pair message rate in millions of 8-byte messages/s; JSON in {out}/")
-head = ["lat 8", "lat 1K", "lat 64K", "lat 1M", "bw 64K", "bw 1M", "bw 4M", "rate x2"]
-print(f"{'':12}" + "".join(f"{h:>10}" for h in head))
-for impl in ["ep-intra", "ep-inter", "mpi", "mpi-threads"]:
-    m, r = medians(impl), medians("msgrate-" + impl)
-    cells = [m[("p2p/latency", b)]["real_time"] for b in (8, 1024, 65536, 1 << 20)]
-    cells += [m[("p2p/bandwidth", b)]["bytes_per_second"] / 1e6 for b in (65536, 1 << 20, 4 << 20)]
-    cells.append(r[("p2p/msgrate", 8)]["items_per_second"] / 1e6)
-    print(f"{impl:12}" + "".join(f"{c:>10.3g}" if c < 1000 else f"{c:>10.0f}" for c in cells))
+# The process counts the suite's cases ask for, besides the main job's.
+others=$(python3 - "$suite" "$np" <<'EOF'
+import json, sys
+cases = json.load(open(sys.argv[1])).get("cases", [])
+counts = {c["processes"] for c in cases if isinstance(c, dict) and isinstance(c.get("processes"), int)}
+print(" ".join(str(n) for n in sorted(counts - {int(sys.argv[2])})))
 EOF
+)
+
+status=0
+# job NP FILE-STEM [RUN-OPTIONS...]: one ep-bench run job.
+job() {
+  local procs=$1 stem=$2
+  shift 2
+  echo "== $suite under mpirun -np $procs: $out/$stem.json" >&2
+  timeout --kill-after=10 "$limit" scripts/mpirun.sh -np "$procs" "$bench" run "$suite" \
+    --json "$out/$stem.json" --csv "$out/$stem.csv" "$@" "${extra[@]}" || status=$?
+}
+job "$np" "$name" --quiet
+for n in $others; do
+  job "$n" "$name.np$n" --quiet --only-exact-np
+done
+
+# Point-to-point medians of every job, one row per implementation and
+# placement: one-way latency (us) and bandwidth (MB/s) by message size.
+python3 - "$out" "$name" <<'EOF' || true
+import glob, json, os, sys
+out, name = sys.argv[1], sys.argv[2]
+rows = {}
+for path in [os.path.join(out, name + ".json")] + sorted(glob.glob(os.path.join(out, name + ".np*.json"))):
+    if not os.path.exists(path):
+        continue
+    for e in json.load(open(path))["benchmarks"]:
+        if e.get("aggregate_name") != "median" or e["family"] not in ("p2p/latency", "p2p/bandwidth"):
+            continue
+        who = f"{e['impl']} {e.get('placement', '')}".strip()
+        value = e["real_time"] if e["family"] == "p2p/latency" else e["bytes_per_second"] / 1e6
+        rows.setdefault(e["family"], {}).setdefault(who, {})[e["bytes"]] = value
+def size(b):
+    for unit, shift in (("M", 20), ("K", 10)):
+        if b >= 1 << shift and b % (1 << shift) == 0:
+            return f"{b >> shift}{unit}"
+    return str(b)
+for family, title in (("p2p/latency", "one-way latency, us"), ("p2p/bandwidth", "bandwidth, MB/s")):
+    if family not in rows:
+        continue
+    sizes = sorted({b for r in rows[family].values() for b in r})
+    print(f"\n# Summary of medians: {title}")
+    print(f"{'':22}" + "".join(f"{size(b):>9}" for b in sizes))
+    for who, values in sorted(rows[family].items()):
+        cells = [values.get(b) for b in sizes]
+        print(f"{who:22}" + "".join(f"{c:>9.3g}" if c is not None and c < 1e3 else
+                                    (f"{c:>9.0f}" if c is not None else f"{'-':>9}") for c in cells))
+print(f"\nJSON and CSV results in {out}/")
+EOF
+exit "$status"

@@ -63,8 +63,11 @@ std::string mpi_library_version() {
 // Variables that change what MPI, OpenMP or libep do: worth recording,
 // because two runs that differ only in them are different experiments.
 nlohmann::ordered_json tuning_environment() {
-  constexpr std::array<std::string_view, 5> prefixes{"OMPI_MCA_", "MPICH_", "MPIR_CVAR_", "OMP_",
-                                                     "LIBEP_"};
+  // Open MPI and its PMIx, MPICH and its Hydra launcher, Intel MPI, and the
+  // fabrics libraries under them (UCX, libfabric).
+  constexpr std::array<std::string_view, 10> prefixes{
+      "OMPI_MCA_", "PMIX_MCA_", "MPICH_", "MPIR_CVAR_", "HYDRA_",
+      "I_MPI_",    "UCX_",      "FI_",    "OMP_",       "LIBEP_"};
   // What mpirun sets for its own bookkeeping (job ids, URIs, session
   // directories): different for every job, so recording it would make every
   // two result files differ without telling anything.
@@ -124,6 +127,7 @@ std::vector<ProcessFacts> gather_process_facts(int busy_threads) {
 // so two endpoints in one process then share that core).
 nlohmann::ordered_json placement_facts(const std::vector<ProcessFacts>& facts) {
   std::map<std::string, std::pair<int, int>> per_host;  // host -> (busy threads, cores)
+  std::vector<std::string> host_order;
   nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
   nlohmann::ordered_json busy = nlohmann::ordered_json::array();
   nlohmann::ordered_json allowed = nlohmann::ordered_json::array();
@@ -132,24 +136,59 @@ nlohmann::ordered_json placement_facts(const std::vector<ProcessFacts>& facts) {
     hosts.push_back(f.host.data());
     busy.push_back(f.busy_threads);
     allowed.push_back(f.cpus_allowed);
+    if (per_host.count(f.host.data()) == 0) host_order.emplace_back(f.host.data());
     auto& [host_busy, host_cores] = per_host[f.host.data()];
     host_busy += f.busy_threads;
     host_cores = f.cpus;
     oversubscribed = oversubscribed || (f.cpus_allowed > 0 && f.busy_threads > f.cpus_allowed);
   }
   nlohmann::ordered_json busy_per_host = nlohmann::ordered_json::object();
-  for (const auto& [host, load] : per_host) {
-    busy_per_host[host] = load.first;
-    oversubscribed = oversubscribed || load.first > load.second;
+  nlohmann::ordered_json cores_per_host = nlohmann::ordered_json::object();
+  for (const auto& host : host_order) {
+    const auto& [host_busy, host_cores] = per_host[host];
+    busy_per_host[host] = host_busy;
+    cores_per_host[host] = host_cores;
+    oversubscribed = oversubscribed || host_busy > host_cores;
   }
   return {{"hosts", hosts},
           {"busy_threads", busy},
           {"cpus_allowed", allowed},
           {"busy_threads_per_host", busy_per_host},
+          {"cores_per_host", cores_per_host},
           {"oversubscribed", oversubscribed}};
 }
 
 }  // namespace
+
+// --- MPI implementation from its version string -------------------------------
+
+nlohmann::ordered_json mpi_implementation(const std::string& library_version) {
+  // "Open MPI v4.1.4, package: ...", "MPICH Version:\t4.0.2\n...",
+  // "Intel(R) MPI Library 2021.6 for Linux* OS", "MVAPICH2 Version ...".
+  struct Known {
+    std::string_view marker;  // where the name appears
+    std::string_view name;
+  };
+  constexpr std::array<Known, 5> known{{{"Open MPI", "Open MPI"},
+                                        {"MVAPICH", "MVAPICH"},
+                                        {"Intel(R) MPI", "Intel MPI"},
+                                        {"MPICH", "MPICH"},
+                                        {"Spectrum MPI", "Spectrum MPI"}}};
+  for (const auto& k : known) {
+    const auto at = library_version.find(k.marker);
+    if (at == std::string::npos) continue;
+    // The version: the first run of digits and dots after the name.
+    const auto digits = library_version.find_first_of("0123456789", at + k.marker.size());
+    std::string version = "unknown";
+    if (digits != std::string::npos) {
+      const auto end = library_version.find_first_not_of("0123456789.abrc", digits);
+      version = library_version.substr(digits, end == std::string::npos ? end : end - digits);
+      while (!version.empty() && version.back() == '.') version.pop_back();
+    }
+    return {{"name", k.name}, {"version", version}};
+  }
+  return {{"name", "unknown"}, {"version", "unknown"}};
+}
 
 std::string thread_level_name(int level) {
   switch (level) {
@@ -193,6 +232,7 @@ nlohmann::ordered_json describe_run(const RunDescription& run) {
   int mpi_minor = 0;
   check(MPI_Get_version(&mpi_major, &mpi_minor), "MPI_Get_version");
 
+  const std::string library_version = mpi_library_version();
   std::array<double, 3> load{};
   const bool have_load = getloadavg(load.data(), 3) == 3;
 
@@ -205,7 +245,8 @@ nlohmann::ordered_json describe_run(const RunDescription& run) {
       {"load_avg", have_load ? nlohmann::ordered_json(load) : nlohmann::ordered_json::array()},
       {"libep_version", ep::version()},
       {"libep_git_revision", ep::git_revision()},
-      {"mpi_library_version", mpi_library_version()},
+      {"mpi_library_version", library_version},
+      {"mpi_implementation", mpi_implementation(library_version)},
       {"mpi_version", fmt::format("{}.{}", mpi_major, mpi_minor)},
       {"compiler", compiler_description()},
       {"build_type", build_type()},
@@ -216,6 +257,23 @@ nlohmann::ordered_json describe_run(const RunDescription& run) {
   context.update(placement_facts(facts));
   context["environment"] = tuning_environment();
   return context;
+}
+
+std::string oversubscription_note(const nlohmann::ordered_json& context) {
+  if (!context.contains("busy_threads_per_host") || !context.contains("cores_per_host")) return {};
+  std::string hosts;
+  for (const auto& [host, busy] : context.at("busy_threads_per_host").items()) {
+    const int threads = busy.get<int>();
+    const int cores = context.at("cores_per_host").value(host, 0);
+    if (cores <= 0 || threads <= cores) continue;
+    hosts += fmt::format("{}{} busy threads on the {} cores of {}", hosts.empty() ? "" : "; ",
+                         threads, cores, host);
+  }
+  if (hosts.empty()) return {};
+  return fmt::format(
+      "oversubscribed: {}. Ranks take turns on the cores, so the times include waiting for one; "
+      "use fewer endpoints or processes per host to measure the library alone",
+      hosts);
 }
 
 std::string affinity_warning(const nlohmann::ordered_json& context) {

@@ -32,6 +32,17 @@ nlohmann::ordered_json describe_run(const RunDescription& run);
 /// library. Empty when there is nothing to say.
 std::string affinity_warning(const nlohmann::ordered_json& context);
 
+/// A note when some host runs more busy threads than it has cores (every
+/// host's count is in `context`: busy_threads_per_host, cores_per_host):
+/// the ranks then take turns on the cores, and times include the wait for
+/// one. Empty when there is nothing to say.
+std::string oversubscription_note(const nlohmann::ordered_json& context);
+
+/// The MPI implementation's name and version read from its library version
+/// string (MPI_Get_library_version): {"name": "Open MPI", "version":
+/// "4.1.4"}; "unknown" for what it does not recognise.
+nlohmann::ordered_json mpi_implementation(const std::string& library_version);
+
 /// "MPI_THREAD_MULTIPLE" for MPI_THREAD_MULTIPLE, and so on.
 std::string thread_level_name(int level);
 

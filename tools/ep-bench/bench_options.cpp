@@ -65,7 +65,22 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
   app.add_option("--json", o.json_path,
                  "Write results as JSON to FILE ('-': stdout, and the tables go to stderr)")
       ->type_name("FILE");
-  app.add_flag("--quiet,-q", o.quiet, "No progress messages on stderr");
+  app.add_option("--csv", o.csv_path,
+                 "Also write one summary row per case as CSV to FILE ('-': stdout)")
+      ->type_name("FILE");
+  app.add_flag("--quiet,-q", o.quiet,
+               "No progress line on stderr (there is none either when stderr is not a terminal)");
+  app.add_option("--watchdog", o.watchdog,
+                 "End the job with a report of the ranks that fell behind when a case makes no "
+                 "progress for SECONDS (0: never; keep it above the longest repetition)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  app.add_option("--noise-threshold", o.noise_threshold,
+                 "Mark a case noisy when (p90 - min) / median of its repetitions exceeds this "
+                 "(0: never)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   app.add_flag("--validate", o.validate,
                "Check payloads after each message size (outside the timed region)");
   app.add_option("--thread-level", o.thread_level,
@@ -98,7 +113,7 @@ void require_thread_level(const BenchOptions& o, int provided) {
 
 namespace ep::bench {
 
-void check_output_path(const std::string& path, int world_rank) {
+void check_output_path(const std::string& path, int world_rank, std::string_view option) {
   int writable = 1;
   std::string reason;
   if (world_rank == 0 && !path.empty() && path != "-") {
@@ -111,7 +126,7 @@ void check_output_path(const std::string& path, int world_rank) {
     }
   }
   tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (!writable) throw UsageError(fmt::format("--json: cannot write '{}': {}", path, reason));
+  if (!writable) throw UsageError(fmt::format("{}: cannot write '{}': {}", option, path, reason));
 }
 
 }  // namespace ep::bench

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "stats.hpp"
+
 namespace ep::bench {
 
 /// Who plays the ranks of a pattern.
@@ -25,7 +27,11 @@ struct BenchOptions {
   int repetitions = 10;
   double min_time = 0.01;  ///< seconds a repetition should take when iterations is 0
   std::string json_path;   ///< "" none, "-" stdout
+  std::string csv_path;    ///< "" none, "-" stdout
   bool quiet = false;
+  double watchdog = 120;  ///< seconds without progress before the job ends; 0: never
+  double noise_threshold =
+      default_noise_threshold;  ///< spread (p90 - min) / median that marks a case noisy
   bool validate = false;
   std::string thread_level = "auto";
 
@@ -44,9 +50,10 @@ int requested_thread_level(const BenchOptions& options);
 /// Throws UsageError unless MPI gave the threading the implementation needs.
 void require_thread_level(const BenchOptions& options, int provided);
 
-/// Throws UsageError on every rank if world rank 0 cannot create --json FILE,
-/// so that a long run does not end in an unwritable path.
+/// Throws UsageError on every rank if world rank 0 cannot create the file
+/// `path` given to `option` (--json, --csv), so that a long run does not end
+/// in an unwritable path. "" and "-" pass.
 /// \note Collective over MPI_COMM_WORLD.
-void check_output_path(const std::string& path, int world_rank);
+void check_output_path(const std::string& path, int world_rank, std::string_view option = "--json");
 
 }  // namespace ep::bench

@@ -3,12 +3,11 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <ep/version.hpp>
 #include <numeric>
 #include <sstream>
 
 #include "mpi_check.hpp"
-#include "provenance.hpp"
+#include "watchdog.hpp"
 
 namespace ep::bench {
 
@@ -148,20 +147,31 @@ int count_wrong(const CommFacts& got, const CommFacts& expected) {
 }
 
 CommReport::CommReport(std::string subcommand, const CommLayout& layout, const BenchOptions& bench,
-                       nlohmann::ordered_json labels, std::string detail, bool writer)
+                       nlohmann::ordered_json labels, std::string detail, Session& session)
     : subcommand_(std::move(subcommand)),
       layout_(layout),
       bench_(bench),
       labels_(std::move(labels)),
       detail_(std::move(detail)),
-      writer_(writer),
-      out_(bench.json_path == "-" ? stderr : stdout) {}
+      session_(session),
+      writer_(session.writer()),
+      out_(session.table_out()) {}
+
+void CommReport::starting(const std::string& what) {
+  watchdog_case(fmt::format("{} {}", subcommand_, what));
+}
+
+void CommReport::repetition_done(const std::string& what, int repetition) {
+  session_.progress(fmt::format("{} {}: repetition {}/{}", subcommand_, what, repetition + 1,
+                                bench_.repetitions));
+}
 
 void CommReport::title(const std::string& what, std::vector<Table::Column> columns) {
   if (!writer_ || current_table_ == what) return;
   current_table_ = what;
   columns_ = std::move(columns);
   if (bench_.validate) columns_.push_back({"valid", 9});
+  session_.clear_progress();
   const Table table(out_, columns_);
   const std::string ep =
       layout_.impl == Impl::ep ? fmt::format(" --ep {}", layout_.name()) : std::string();
@@ -177,6 +187,8 @@ void CommReport::title(const std::string& what, std::vector<Table::Column> colum
 void CommReport::add_series(const std::string& operation, const std::string& phase,
                             std::int64_t iterations, std::vector<Repetition> reps,
                             std::int64_t bytes, std::optional<std::int64_t> validation_errors) {
+  // Reduced over all ranks: every process counts alike and exits alike.
+  validation_errors_ += validation_errors.value_or(0);
   if (!writer_) return;
   Series s;
   const bool latency = operation == "latency";
@@ -196,8 +208,7 @@ void CommReport::add_series(const std::string& operation, const std::string& pha
   s.iterations = iterations;
   s.repetitions = std::move(reps);
   s.validation_errors = validation_errors;
-  validation_errors_ += validation_errors.value_or(0);
-  append_entries(benchmarks_, s);
+  const Noise noise = session_.add(s);
   const Summary t = summarize_metric(s, &Repetition::real_time);
   const Table table(out_, columns_);
   std::vector<std::string> row;
@@ -211,7 +222,7 @@ void CommReport::add_series(const std::string& operation, const std::string& pha
     row.push_back(!validation_errors        ? ""
                   : *validation_errors == 0 ? "ok"
                                             : fmt::format("{} BAD", *validation_errors));
-  table.print_row(row);
+  table.print_row(row, noise_mark(noise));
 }
 
 void CommReport::add_pairs(const PairTimes& t) {
@@ -250,25 +261,18 @@ void CommReport::add_latency(std::int64_t bytes, std::int64_t iterations,
   add_series("latency", "warm", iterations, std::move(reps), bytes, validation_errors);
 }
 
-int CommReport::finish(const nlohmann::ordered_json& context) const {
-  if (!writer_) return 0;
-  if (!bench_.json_path.empty())
-    write_json(bench_.json_path, {{"context", context}, {"benchmarks", benchmarks_}});
-  if (validation_errors_ == 0) return 0;
-  fmt::print(stderr, "{}: --validate: {} wrong rank(s), size(s) or payload(s)\n",
-             tools::program_name(), validation_errors_);
-  return exit_failed;
+int CommReport::finish() {
+  if (validation_errors_ == 0) return session_.end_run(0);
+  if (writer_)
+    fmt::print(stderr, "{}: --validate: {} wrong rank(s), size(s) or payload(s)\n",
+               tools::program_name(), validation_errors_);
+  return session_.end_run(exit_failed);
 }
 
 nlohmann::ordered_json describe_comm_run(const std::string& subcommand, const CommLayout& l,
                                          const BenchOptions& bench, const Invocation& inv,
                                          const nlohmann::ordered_json& extra) {
-  auto context = tools::describe_run(
-      {inv.command_line, inv.thread_level_requested, inv.thread_level_provided, l.workers});
-  if (context.is_null()) return context;
-  nlohmann::ordered_json document = {
-      {"schema_version", result_schema_version},
-      {"ep_bench_version", ep::version()},
+  nlohmann::ordered_json fields = {
       {"subcommand", subcommand},
       {"impl", impl_name(l.impl)},
       {"total_ranks", l.total},
@@ -278,13 +282,8 @@ nlohmann::ordered_json describe_comm_run(const std::string& subcommand, const Co
       {"repetitions", bench.repetitions},
       {"validate", bench.validate},
   };
-  document.update(extra);
-  document.update(context);
-  if (const std::string warning = tools::affinity_warning(document); !warning.empty()) {
-    fmt::print(stderr, "ep-bench {}: warning: {}\n", subcommand, warning);
-    document["warnings"] = {warning};
-  }
-  return document;
+  fields.update(extra);
+  return describe_bench_run(inv, l.workers, fields);
 }
 
 }  // namespace ep::bench

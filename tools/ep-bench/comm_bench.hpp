@@ -23,6 +23,7 @@
 
 #include "bench_options.hpp"
 #include "report.hpp"
+#include "session.hpp"
 #include "subcommand.hpp"
 
 namespace ep::bench {
@@ -88,12 +89,18 @@ CommFacts facts_of_mpi(MPI_Comm comm);
 /// How many of the facts differ from what the pattern expects.
 int count_wrong(const CommFacts& got, const CommFacts& expected);
 
-/// Tables and JSON entries of one run. Every process's worker 0 calls it
-/// alike; only the writer (world rank 0) prints and keeps.
+/// Tables and JSON entries of one run, kept by the session. Every process's
+/// worker 0 calls it alike; only the writer (world rank 0) prints and keeps.
 class CommReport {
  public:
   CommReport(std::string subcommand, const CommLayout& layout, const BenchOptions& bench,
-             nlohmann::ordered_json labels, std::string detail, bool writer);
+             nlohmann::ordered_json labels, std::string detail, Session& session);
+
+  /// Worker 0, before measuring `what` ("create/free", "latency 8 B"): names
+  /// it for the watchdog.
+  void starting(const std::string& what);
+  /// Worker 0, after each repetition: the progress line.
+  void repetition_done(const std::string& what, int repetition);
 
   /// Four series: create and free, cold and warm.
   void add_pairs(const PairTimes& t);
@@ -104,9 +111,9 @@ class CommReport {
                    std::optional<std::int64_t> validation_errors);
   /// Wrong communicators or payloads found by --validate, over the run.
   std::int64_t validation_errors() const { return validation_errors_; }
-  /// Writes the file {"context", "benchmarks"} if --json was given, and
-  /// returns the exit status: exit_failed if --validate found anything wrong.
-  int finish(const nlohmann::ordered_json& context) const;
+  /// Ends the session's run and returns the exit status: exit_failed if
+  /// --validate found anything wrong (the same on every rank).
+  int finish();
 
  private:
   void add_series(const std::string& operation, const std::string& phase, std::int64_t iterations,
@@ -119,15 +126,16 @@ class CommReport {
   const BenchOptions& bench_;
   nlohmann::ordered_json labels_;
   std::string detail_;
+  Session& session_;
   bool writer_;
   std::FILE* out_;
   std::string current_table_;
   std::vector<Table::Column> columns_;
-  nlohmann::ordered_json benchmarks_ = nlohmann::ordered_json::array();
   std::int64_t validation_errors_ = 0;
 };
 
-/// The result file's context block for a communicator benchmark.
+/// The result file's context block for a communicator benchmark
+/// (describe_bench_run with the layout).
 /// \note Collective over MPI_COMM_WORLD; null except on world rank 0.
 nlohmann::ordered_json describe_comm_run(const std::string& subcommand, const CommLayout& layout,
                                          const BenchOptions& bench, const Invocation& inv,

@@ -56,8 +56,11 @@ void latency_all(const Plan& p, Team& team, int w, const GroupSeat& seat, typena
   for (const std::int64_t bytes : p.sizes) {
     std::int64_t iterations = 0;
     std::optional<std::int64_t> errors;
-    const auto reps = measure_latency(team, w, link, role, seat.rank_in_group, bytes,
-                                      p.o.comm.bench, &iterations, &errors);
+    const std::string what = fmt::format("latency {} B", format_size(bytes));
+    if (w == 0) report.starting(what);
+    const auto reps =
+        measure_latency(team, w, link, role, seat.rank_in_group, bytes, p.o.comm.bench, &iterations,
+                        &errors, [&](int r) { report.repetition_done(what, r); });
     if (w == 0) report.add_latency(bytes, iterations, reps, errors);
   }
 }
@@ -76,8 +79,10 @@ void run_with(const Plan& p, Team& team, int w, const Parent& parent, CommReport
   if (p.create) {
     const CommFacts expected{seat.rank_in_group, seat.sizes[seat.group],
                              seat.sizes[1 - seat.group]};
+    if (w == 0) report.starting("create/free");
     const PairTimes times = measure_and_validate(
-        team, w, create, destroy, [&] { return Ops::facts(inter); }, expected, bench);
+        team, w, create, destroy, [&] { return Ops::facts(inter); }, expected, bench,
+        [&](int r) { report.repetition_done("create/free", r); });
     if (w == 0) report.add_pairs(times);
   }
   if (p.latency) {
@@ -148,15 +153,16 @@ int run_intercomm(const IntercommOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
   require_thread_level(bench, inv.thread_level_provided);
   const CommLayout layout = plan_comm_layout(o.comm, inv, 2, "intercomm");
-  check_output_path(bench.json_path, inv.world_rank);
   const auto has = [&](const char* t) {
     return std::find(o.tests.begin(), o.tests.end(), t) != o.tests.end();
   };
   const Plan plan{o, layout, has("create"), has("latency"), parse_size_list(o.sizes)};
   const nlohmann::ordered_json labels = {{"groups", o.groups}};
-  const auto context = describe_comm_run("intercomm", layout, bench, inv, labels);
+  const auto session = open_session(bench, inv);
+  session->begin_run(describe_comm_run("intercomm", layout, bench, inv, labels), layout.first_rank,
+                     layout.workers);
   CommReport report("intercomm", layout, bench, labels, fmt::format("groups {}", o.groups),
-                    inv.world_rank == 0);
+                    *session);
   std::vector<Parent> parents = make_parents(layout);
   Team team(layout.workers);
   team.run([&](int w) {
@@ -166,7 +172,7 @@ int run_intercomm(const IntercommOptions& o, const Invocation& inv) {
       run_with<MpiOps>(plan, team, w, parents[static_cast<std::size_t>(w)], report);
   });
   free_parents(layout, parents);
-  return report.finish(context);
+  return report.finish();
 }
 
 }  // namespace ep::bench

@@ -19,10 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "coll_bench.hpp"
+#include "compare.hpp"
 #include "intercomm.hpp"
 #include "merge.hpp"
 #include "mpi_check.hpp"
 #include "p2p.hpp"
+#include "run_suite.hpp"
 #include "split.hpp"
 #include "subcommand.hpp"
 
@@ -37,8 +40,14 @@ int world_rank() {
 }
 
 // Help, --version and parse errors: MPI is started only to learn which rank
-// prints, so that mpirun -np 4 shows one message, not four.
-int finish_parse(const CLI::App& app, const CLI::ParseError& error) {
+// prints, so that mpirun -np 4 shows one message, not four; not at all when
+// the subcommand named runs without MPI.
+int finish_parse(const CLI::App& app, const CLI::ParseError& error, bool start_mpi) {
+  if (!start_mpi) {
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
+    return exit_usage;
+  }
 #if defined(__SANITIZE_ADDRESS__)
   __lsan_disable();  // see run(): Open MPI's unloaded components are no leak of ours
 #endif
@@ -62,6 +71,32 @@ int finish_parse(const CLI::App& app, const CLI::ParseError& error) {
   return code == 0 ? 0 : exit_usage;
 }
 
+// Runs the chosen subcommand; its exceptions become exit statuses.
+int invoke(const ep::bench::Subcommand& command, const ep::bench::Invocation& inv) {
+  const std::string prefix = fmt::format("ep-bench {}", command.app->get_name());
+  try {
+    return command.run(inv);
+  } catch (const ep::bench::UsageError& e) {
+    if (inv.world_rank == 0)
+      fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", prefix, e.what());
+    return exit_usage;
+  } catch (const std::exception& e) {  // reaches one rank only: say which
+    if (command.needs_mpi)
+      fmt::print(stderr, "{} (world rank {}): {}\n", prefix, inv.world_rank, e.what());
+    else
+      fmt::print(stderr, "{}: {}\n", prefix, e.what());
+    return ep::bench::exit_failed;
+  }
+}
+
+// A subcommand that only reads files (compare) runs in this process alone:
+// without MPI, so also without mpirun.
+int run_without_mpi(const ep::bench::Subcommand& command, int argc, char** argv) {
+  ep::bench::Invocation inv;
+  inv.command_line.assign(argv, argv + argc);
+  return invoke(command, inv);
+}
+
 int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   ep::bench::Invocation inv;
   inv.command_line.assign(argv, argv + argc);
@@ -83,19 +118,7 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   }
   MPI_Comm_size(MPI_COMM_WORLD, &inv.world_size);
   inv.world_rank = world_rank();
-  const std::string prefix = fmt::format("ep-bench {}", command.app->get_name());
-
-  int status = 0;
-  try {
-    status = command.run(inv);
-  } catch (const ep::bench::UsageError& e) {
-    if (inv.world_rank == 0)
-      fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", prefix, e.what());
-    status = exit_usage;
-  } catch (const std::exception& e) {  // reaches one rank only: say which
-    fmt::print(stderr, "{} (world rank {}): {}\n", prefix, inv.world_rank, e.what());
-    status = ep::bench::exit_failed;
-  }
+  const int status = invoke(command, inv);
 #if defined(__SANITIZE_ADDRESS__)
   // Check for leaks while the MPI components are still loaded (see above).
   __lsan_do_leak_check();
@@ -104,26 +127,38 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   return status;
 }
 
+// One line per subcommand: each file adds its own options and knows how to run.
+std::vector<ep::bench::Subcommand> subcommands(CLI::App& app) {
+  return {ep::bench::setup_p2p(app),       ep::bench::setup_split(app),
+          ep::bench::setup_intercomm(app), ep::bench::setup_merge(app),
+          ep::bench::setup_bcast(app),     ep::bench::setup_allreduce(app),
+          ep::bench::setup_compare(app)};
+}
+
 int ep_bench(int argc, char** argv) {
   CLI::App app{
       "ep-bench: benchmarks of libep endpoints, side by side with plain MPI processes and with "
-      "threads sharing an MPI rank. Run under mpirun; one rank prints.",
+      "threads sharing an MPI rank. Run under mpirun; one rank prints. compare needs no mpirun.",
       "ep-bench"};
   app.require_subcommand(1);
   app.set_version_flag("--version",
                        std::string("ep-bench ") + ep::version() + " (" + ep::git_revision() + ")");
-  // One line per subcommand: each file adds its own options and knows how to run.
-  const std::vector<ep::bench::Subcommand> commands{
-      ep::bench::setup_p2p(app), ep::bench::setup_split(app), ep::bench::setup_intercomm(app),
-      ep::bench::setup_merge(app)};
+  std::vector<ep::bench::Subcommand> commands = subcommands(app);
+  // run parses each case of a suite with a fresh set of the others.
+  commands.push_back(ep::bench::setup_run(app, subcommands));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return finish_parse(app, e);
+    // The subcommand named, if parsing got that far, decides whether MPI starts.
+    bool start_mpi = true;
+    for (const auto& command : commands)
+      if (command.app->parsed()) start_mpi = command.needs_mpi;
+    return finish_parse(app, e, start_mpi);
   }
   for (const auto& command : commands) {
-    if (command.app->parsed()) return run(command, argc, argv);
+    if (!command.app->parsed()) continue;
+    return command.needs_mpi ? run(command, argc, argv) : run_without_mpi(command, argc, argv);
   }
   return exit_usage;  // unreachable: require_subcommand(1) rejects the rest
 }

@@ -32,7 +32,7 @@ Examples:
 // Group 0 passes high = 0 and comes first; each group keeps its order.
 template <class Ops>
 PairTimes time_merge(Team& team, int w, const Parent& parent, const GroupSeat& seat,
-                     const MergeOptions& o) {
+                     const MergeOptions& o, CommReport& report) {
   typename Ops::Comm local{};
   typename Ops::Comm inter{};
   typename Ops::Comm merged{};
@@ -42,8 +42,10 @@ PairTimes time_merge(Team& team, int w, const Parent& parent, const GroupSeat& s
   const auto destroy = [&] { Ops::free(&merged); };
   const CommFacts expected{seat.rank_in_group + (seat.group == 0 ? 0 : seat.sizes[0]),
                            seat.sizes[0] + seat.sizes[1], 0};
+  if (w == 0) report.starting("create/free");
   const PairTimes times = measure_and_validate(
-      team, w, create, destroy, [&] { return Ops::facts(merged); }, expected, o.comm.bench);
+      team, w, create, destroy, [&] { return Ops::facts(merged); }, expected, o.comm.bench,
+      [&](int r) { report.repetition_done("create/free", r); });
   Ops::free(&inter);
   Ops::free(&local);
   return times;
@@ -66,22 +68,23 @@ int run_merge(const MergeOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
   require_thread_level(bench, inv.thread_level_provided);
   const CommLayout layout = plan_comm_layout(o.comm, inv, 2, "merge");
-  check_output_path(bench.json_path, inv.world_rank);
+  const auto session = open_session(bench, inv);
   const nlohmann::ordered_json labels = {{"groups", o.groups}};
-  const auto context = describe_comm_run("merge", layout, bench, inv, labels);
-  CommReport report("merge", layout, bench, labels, fmt::format("groups {}", o.groups),
-                    inv.world_rank == 0);
+  session->begin_run(describe_comm_run("merge", layout, bench, inv, labels), layout.first_rank,
+                     layout.workers);
+  CommReport report("merge", layout, bench, labels, fmt::format("groups {}", o.groups), *session);
   std::vector<Parent> parents = make_parents(layout);
   Team team(layout.workers);
   team.run([&](int w) {
     const Parent& parent = parents[static_cast<std::size_t>(w)];
     const GroupSeat seat = group_seat(o.groups, layout.first_rank + w, layout.total);
-    const PairTimes times = layout.impl == Impl::ep ? time_merge<EpOps>(team, w, parent, seat, o)
-                                                    : time_merge<MpiOps>(team, w, parent, seat, o);
+    const PairTimes times = layout.impl == Impl::ep
+                                ? time_merge<EpOps>(team, w, parent, seat, o, report)
+                                : time_merge<MpiOps>(team, w, parent, seat, o, report);
     if (w == 0) report.add_pairs(times);
   });
   free_parents(layout, parents);
-  return report.finish(context);
+  return report.finish();
 }
 
 }  // namespace ep::bench

@@ -1,7 +1,6 @@
 #include "p2p.hpp"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <ep/ep.hpp>
 #include <memory>
@@ -10,9 +9,10 @@
 #include "links.hpp"
 #include "mpi_check.hpp"
 #include "p2p_measure.hpp"
-#include "provenance.hpp"
 #include "report.hpp"
+#include "session.hpp"
 #include "sizes.hpp"
+#include "watchdog.hpp"
 
 namespace ep::bench {
 
@@ -144,22 +144,22 @@ std::vector<P2pCase> plan_cases(const P2pOptions& o) {
 
 // --- results --------------------------------------------------------------------
 
-/// Turns reduced timings into table rows and JSON entries. Every process's
-/// worker 0 calls it alike; only the writer (world rank 0) prints or keeps.
+/// Turns reduced timings into table rows and JSON entries (kept by the
+/// session). Every process's worker 0 calls it alike; only the writer (world
+/// rank 0) prints or keeps.
 class P2pReport {
  public:
-  P2pReport(const P2pOptions& o, const P2pLayout& l, bool writer)
+  P2pReport(const P2pOptions& o, const P2pLayout& l, Session& session)
       : options_(o),
         layout_(l),
-        writer_(writer),
-        out_(o.bench.json_path == "-" ? stderr : stdout),
-        progress_(writer && !o.bench.quiet && isatty(STDERR_FILENO) != 0) {}
+        session_(session),
+        writer_(session.writer()),
+        out_(session.table_out()) {}
 
   void begin(const P2pCase& c);
   void repetition_done(const P2pCase& c, int repetition);
   void add(const P2pCase& c, const P2pOutcome& outcome);
 
-  nlohmann::ordered_json& benchmarks() { return benchmarks_; }
   std::int64_t validation_errors() const { return validation_errors_; }
 
  private:
@@ -171,11 +171,10 @@ class P2pReport {
 
   const P2pOptions& options_;
   const P2pLayout& layout_;
+  Session& session_;
   bool writer_;
   std::FILE* out_;
-  Progress progress_;
   std::optional<Family> current_;
-  nlohmann::ordered_json benchmarks_ = nlohmann::ordered_json::array();
   std::int64_t validation_errors_ = 0;
 };
 
@@ -194,12 +193,13 @@ Table P2pReport::table_for(Family f) const {
 }
 
 void P2pReport::begin(const P2pCase& c) {
+  watchdog_case(fmt::format("p2p {} {} B", family_name(c.family), format_size(c.bytes)));
   if (!writer_ || current_ == c.family) return;
   current_ = c.family;
   const char* unit = c.family == Family::latency     ? "one-way latency, us"
                      : c.family == Family::bandwidth ? "MB/s, all pairs together"
                                                      : "millions of messages/s, all pairs together";
-  progress_.clear();
+  session_.clear_progress();
   const Table table = table_for(c.family);
   table.print_title(fmt::format("p2p {} --impl {} --placement {}: {} pair{}, {} repetitions ({})",
                                 family_name(c.family), impl_name(layout_.impl), layout_.placement(),
@@ -209,8 +209,8 @@ void P2pReport::begin(const P2pCase& c) {
 }
 
 void P2pReport::repetition_done(const P2pCase& c, int repetition) {
-  progress_.show(fmt::format("p2p {} {} bytes: repetition {}/{}", family_name(c.family),
-                             format_size(c.bytes), repetition + 1, options_.bench.repetitions));
+  session_.progress(fmt::format("p2p {} {} bytes: repetition {}/{}", family_name(c.family),
+                                format_size(c.bytes), repetition + 1, options_.bench.repetitions));
 }
 
 std::string P2pReport::name_of(const P2pCase& c) const {
@@ -259,6 +259,8 @@ std::vector<std::string> P2pReport::row_of(const P2pCase& c, const Series& s) co
 }
 
 void P2pReport::add(const P2pCase& c, const P2pOutcome& outcome) {
+  // Reduced over all ranks: every process counts alike and exits alike.
+  validation_errors_ += outcome.validation_errors.value_or(0);
   if (!writer_) return;
   Series s;
   s.name = name_of(c);
@@ -273,10 +275,8 @@ void P2pReport::add(const P2pCase& c, const P2pOutcome& outcome) {
   for (const auto& seconds : outcome.repetitions)
     s.repetitions.push_back(repetition_of(c, outcome.iterations, seconds));
   s.validation_errors = outcome.validation_errors;
-  validation_errors_ += outcome.validation_errors.value_or(0);
-  append_entries(benchmarks_, s);
-  progress_.clear();
-  table_for(c.family).print_row(row_of(c, s));
+  const Noise noise = session_.add(s);
+  table_for(c.family).print_row(row_of(c, s), noise_mark(noise));
 }
 
 // --- running the pattern with each implementation --------------------------------
@@ -335,29 +335,18 @@ void run_with_mpi(const P2pLayout& l, int process, const std::vector<P2pCase>& c
 }
 
 nlohmann::ordered_json describe(const P2pOptions& o, const P2pLayout& l, const Invocation& inv) {
-  auto context = tools::describe_run(
-      {inv.command_line, inv.thread_level_requested, inv.thread_level_provided, l.workers});
-  if (context.is_null()) return context;
-  nlohmann::ordered_json document = {
-      {"schema_version", result_schema_version},
-      {"ep_bench_version", ep::version()},
-      {"subcommand", "p2p"},
-      {"impl", impl_name(l.impl)},
-      {"placement", l.placement()},
-      {"pairs", l.pairs},
-      {"total_ranks", 2 * l.pairs},
-      {"threads_per_process", l.workers},
-      {"endpoints_per_process", l.impl == Impl::ep ? l.workers : 0},
-      {"repetitions", o.bench.repetitions},
-      {"validate", o.bench.validate},
-  };
-  document.update(context);
-  // Said on stderr and kept in the file: such numbers measure the binding.
-  if (const std::string warning = tools::affinity_warning(document); !warning.empty()) {
-    fmt::print(stderr, "ep-bench p2p: warning: {}\n", warning);
-    document["warnings"] = {warning};
-  }
-  return document;
+  return describe_bench_run(inv, l.workers,
+                            {
+                                {"subcommand", "p2p"},
+                                {"impl", impl_name(l.impl)},
+                                {"placement", l.placement()},
+                                {"pairs", l.pairs},
+                                {"total_ranks", 2 * l.pairs},
+                                {"threads_per_process", l.workers},
+                                {"endpoints_per_process", l.impl == Impl::ep ? l.workers : 0},
+                                {"repetitions", o.bench.repetitions},
+                                {"validate", o.bench.validate},
+                            });
 }
 
 }  // namespace
@@ -411,29 +400,24 @@ int run_p2p(const P2pOptions& o, const Invocation& inv) {
   require_thread_level(o.bench, inv.thread_level_provided);
   const P2pLayout layout = plan_layout(o);
   check_world_size(layout, inv.world_size);
-  check_output_path(o.bench.json_path, inv.world_rank);
   const std::vector<P2pCase> cases = plan_cases(o);
+  const auto session = open_session(o.bench, inv);
+  session->begin_run(describe(o, layout, inv), layout.rank_of(inv.world_rank, 0), layout.workers);
 
-  const bool writer = inv.world_rank == 0;
-  nlohmann::ordered_json document = {{"context", describe(o, layout, inv)},
-                                     {"benchmarks", nlohmann::ordered_json::array()}};
-  P2pReport report(o, layout, writer);
+  P2pReport report(o, layout, *session);
   if (layout.impl == Impl::ep)
     run_with_ep(layout, inv.world_rank, cases, o.bench, report);
   else
     run_with_mpi(layout, inv.world_rank, cases, o.bench, report);
 
-  if (!writer) return 0;
-  if (!o.bench.json_path.empty()) {
-    document["benchmarks"] = std::move(report.benchmarks());
-    write_json(o.bench.json_path, document);
+  int status = 0;
+  if (report.validation_errors() > 0) {  // the same count on every rank
+    if (session->writer())
+      fmt::print(stderr, "{}: --validate: {} message(s) arrived with wrong contents\n",
+                 tools::program_name(), report.validation_errors());
+    status = exit_failed;
   }
-  if (report.validation_errors() > 0) {
-    fmt::print(stderr, "{}: --validate: {} message(s) arrived with wrong contents\n",
-               tools::program_name(), report.validation_errors());
-    return exit_failed;
-  }
-  return 0;
+  return session->end_run(status);
 }
 
 }  // namespace ep::bench

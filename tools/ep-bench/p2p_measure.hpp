@@ -17,6 +17,7 @@
 #include "bench_options.hpp"
 #include "p2p_kernels.hpp"
 #include "team.hpp"
+#include "watchdog.hpp"
 
 namespace ep::bench {
 
@@ -78,7 +79,7 @@ std::int64_t calibrate(Team& team, int worker, Kernel& kernel, double min_time) 
   constexpr std::int64_t most = 100'000'000;
   std::int64_t n = 1;
   for (;;) {
-    team.start_together(worker);
+    step_together(team, worker);
     const auto mine = time_it([&] { kernel(n); });
     // Every worker gets the same slowest time, so all choose the same n.
     const double slowest = team.allreduce(worker, std::array{mine[0]}, MPI_MAX)[0];
@@ -103,13 +104,13 @@ P2pOutcome measure_p2p_case(Team& team, int worker, const Link& link, P2pSeat se
   };
 
   P2pOutcome outcome;
-  team.start_together(worker);
+  step_together(team, worker);
   kernel(options.warmup >= 0 ? options.warmup : default_warmup(c));
   outcome.iterations = options.iterations > 0 ? options.iterations
                                               : calibrate(team, worker, kernel, options.min_time);
 
   for (int r = 0; r < options.repetitions; ++r) {
-    team.start_together(worker);
+    step_together(team, worker);
     const auto mine = time_it([&] { kernel(outcome.iterations); });
     const auto slowest = team.allreduce(worker, mine, MPI_MAX);
     outcome.repetitions.push_back({slowest[0], slowest[1]});
@@ -117,7 +118,7 @@ P2pOutcome measure_p2p_case(Team& team, int worker, const Link& link, P2pSeat se
   }
 
   if (options.validate) {
-    team.start_together(worker);
+    step_together(team, worker);
     const std::int64_t errors = latency
                                     ? check_ping_pong(link, seat.role, seat.pair, buffers)
                                     : check_stream(link, seat.role, seat.pair, buffers, c.window);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -34,8 +35,9 @@ nlohmann::ordered_json start_entry(const Series& series, std::string name, const
   return entry;
 }
 
-void finish_entry(nlohmann::ordered_json& entry, const Series& series, double real, double cpu,
-                  std::optional<double> bytes_per_second, std::optional<double> items_per_second) {
+void finish_entry(nlohmann::ordered_json& entry, const Series& series, const Noise& noise,
+                  double real, double cpu, std::optional<double> bytes_per_second,
+                  std::optional<double> items_per_second) {
   entry.update(series.labels);
   entry["iterations"] = series.iterations;
   entry["real_time"] = real;
@@ -45,6 +47,9 @@ void finish_entry(nlohmann::ordered_json& entry, const Series& series, double re
   if (items_per_second) entry["items_per_second"] = *items_per_second;
   entry["validated"] = series.validation_errors.has_value();
   if (series.validation_errors) entry["validation_errors"] = *series.validation_errors;
+  entry["spread"] = noise.spread;
+  entry["noisy"] = noise.noisy;
+  if (noise.noisy) entry["noise_hint"] = noise_hint;
 }
 
 }  // namespace
@@ -65,16 +70,18 @@ std::optional<Summary> summarize_metric(const Series& series,
   return summarize(std::move(values));
 }
 
-void append_entries(nlohmann::ordered_json& benchmarks, const Series& series) {
+Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
+                     double noise_threshold) {
+  const Summary real = summarize_metric(series, &Repetition::real_time);
+  const Noise noise = assess_noise(real, noise_threshold);
   for (std::size_t i = 0; i < series.repetitions.size(); ++i) {
     const Repetition& rep = series.repetitions[i];
     auto entry = start_entry(series, series.name, "iteration");
     entry["repetition_index"] = i;
-    finish_entry(entry, series, rep.real_time, rep.cpu_time, rep.bytes_per_second,
+    finish_entry(entry, series, noise, rep.real_time, rep.cpu_time, rep.bytes_per_second,
                  rep.items_per_second);
     benchmarks.push_back(std::move(entry));
   }
-  const Summary real = summarize_metric(series, &Repetition::real_time);
   const Summary cpu = summarize_metric(series, &Repetition::cpu_time);
   const auto bytes = summarize_metric(series, &Repetition::bytes_per_second);
   const auto items = summarize_metric(series, &Repetition::items_per_second);
@@ -84,9 +91,11 @@ void append_entries(nlohmann::ordered_json& benchmarks, const Series& series) {
   for (const auto& [statistic, field] : statistics) {
     auto entry = start_entry(series, fmt::format("{}_{}", series.name, statistic), "aggregate");
     entry["aggregate_name"] = statistic;
-    finish_entry(entry, series, real.*field, cpu.*field, pick(bytes, field), pick(items, field));
+    finish_entry(entry, series, noise, real.*field, cpu.*field, pick(bytes, field),
+                 pick(items, field));
     benchmarks.push_back(std::move(entry));
   }
+  return noise;
 }
 
 void write_json(const std::string& path, const nlohmann::ordered_json& document) {
@@ -95,11 +104,18 @@ void write_json(const std::string& path, const nlohmann::ordered_json& document)
     std::cout << text << std::flush;
     return;
   }
-  std::ofstream file(path);
-  if (file) file << text;
-  if (!file.flush())
+  // Beside the target, so that the rename stays within one file system.
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    if (file) file << text;
+    if (!file.flush())
+      throw std::runtime_error(
+          fmt::format("cannot write --json '{}': {}", temporary, std::strerror(errno)));
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
     throw std::runtime_error(
-        fmt::format("cannot write --json '{}': {}", path, std::strerror(errno)));
+        fmt::format("cannot rename '{}' to '{}': {}", temporary, path, std::strerror(errno)));
 }
 
 void Table::print_title(std::string_view title) const {
@@ -114,10 +130,11 @@ void Table::print_header() const {
   std::fflush(out_);
 }
 
-void Table::print_row(const std::vector<std::string>& cells) const {
+void Table::print_row(const std::vector<std::string>& cells, std::string_view note) const {
   std::string line;
   for (std::size_t i = 0; i < cells.size() && i < columns_.size(); ++i)
     line += fmt::format("{:>{}}", cells[i], columns_[i].width);
+  if (!note.empty()) line += fmt::format("  {}", note);
   fmt::print(out_, "{}\n", line);
   std::fflush(out_);
 }

@@ -44,11 +44,16 @@ std::optional<Summary> summarize_metric(const Series& series,
 /// One entry per repetition ("run_type": "iteration"), then one per statistic
 /// ("run_type": "aggregate", "aggregate_name": median, mean, min, max, p90,
 /// stddev). Each statistic is taken of each metric on its own: the "min"
-/// entry holds the lowest time and also the lowest bandwidth.
-void append_entries(nlohmann::ordered_json& benchmarks, const Series& series);
+/// entry holds the lowest time and also the lowest bandwidth. Every entry
+/// says how far the repetitions' times spread ("spread", "noisy", and a
+/// "noise_hint" when noisy, per `noise_threshold`); returns that verdict.
+Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
+                     double noise_threshold = default_noise_threshold);
 
-/// Writes {"context": ..., "benchmarks": ...} to path ("-": stdout).
-/// Throws std::runtime_error if the file cannot be written.
+/// Writes {"context": ..., "benchmarks": ...} to path ("-": stdout). A file
+/// is replaced atomically (written beside it, then renamed), so a reader or a
+/// crash never sees half of it. Throws std::runtime_error if it cannot be
+/// written.
 void write_json(const std::string& path, const nlohmann::ordered_json& document);
 
 /// A right-aligned text table, printed row by row as results arrive.
@@ -61,7 +66,8 @@ class Table {
   Table(std::FILE* out, std::vector<Column> columns) : out_(out), columns_(std::move(columns)) {}
   void print_title(std::string_view title) const;
   void print_header() const;
-  void print_row(const std::vector<std::string>& cells) const;
+  /// `note` follows the last column (e.g. the noise mark).
+  void print_row(const std::vector<std::string>& cells, std::string_view note = {}) const;
 
  private:
   std::FILE* out_;

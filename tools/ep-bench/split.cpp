@@ -40,13 +40,15 @@ CommFacts split_facts(int rank, int total, int colors) {
 
 template <class Ops>
 PairTimes time_split(Team& team, int w, const Parent& parent, int rank, int total,
-                     const SplitOptions& o) {
+                     const SplitOptions& o, CommReport& report) {
   typename Ops::Comm made{};
   const auto create = [&] { Ops::split(Ops::parent(parent), rank % o.colors, -rank, &made); };
   const auto destroy = [&] { Ops::free(&made); };
+  if (w == 0) report.starting("create/free");
   return measure_and_validate(
       team, w, create, destroy, [&] { return Ops::facts(made); },
-      split_facts(rank, total, o.colors), o.comm.bench);
+      split_facts(rank, total, o.colors), o.comm.bench,
+      [&](int r) { report.repetition_done("create/free", r); });
 }
 
 }  // namespace
@@ -68,24 +70,25 @@ int run_split(const SplitOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
   require_thread_level(bench, inv.thread_level_provided);
   const CommLayout layout = plan_comm_layout(o.comm, inv, 1, "split");
-  check_output_path(bench.json_path, inv.world_rank);
-  const bool writer = inv.world_rank == 0;
+  const auto session = open_session(bench, inv);
   const nlohmann::ordered_json labels = {{"colors", o.colors}};
-  const auto context = describe_comm_run("split", layout, bench, inv, labels);
-  CommReport report("split", layout, bench, labels, fmt::format("{} colors", o.colors), writer);
+  session->begin_run(describe_comm_run("split", layout, bench, inv, labels), layout.first_rank,
+                     layout.workers);
+  CommReport report("split", layout, bench, labels, fmt::format("{} colors", o.colors), *session);
 
   std::vector<Parent> parents = make_parents(layout);
   Team team(layout.workers);
   team.run([&](int w) {
     const Parent& parent = parents[static_cast<std::size_t>(w)];
     const int rank = layout.first_rank + w;
-    const PairTimes times = layout.impl == Impl::ep
-                                ? time_split<EpOps>(team, w, parent, rank, layout.total, o)
-                                : time_split<MpiOps>(team, w, parent, rank, layout.total, o);
+    const PairTimes times =
+        layout.impl == Impl::ep
+            ? time_split<EpOps>(team, w, parent, rank, layout.total, o, report)
+            : time_split<MpiOps>(team, w, parent, rank, layout.total, o, report);
     if (w == 0) report.add_pairs(times);
   });
   free_parents(layout, parents);
-  return report.finish(context);
+  return report.finish();
 }
 
 }  // namespace ep::bench

@@ -33,4 +33,11 @@ Summary summarize(std::vector<double> values) {
   return s;
 }
 
+Noise assess_noise(const Summary& times, double threshold) {
+  Noise n;
+  if (times.median > 0) n.spread = (times.p90 - times.min) / times.median;
+  n.noisy = threshold > 0 && n.spread > threshold;
+  return n;
+}
+
 }  // namespace ep::bench

@@ -1,7 +1,7 @@
 // How a benchmark family plugs into ep-bench: each subcommand file offers a
 // setup function that adds its CLI11 subcommand and returns one of these.
 // main() parses the command line, starts MPI at the thread level the chosen
-// subcommand asks for, and runs it.
+// subcommand asks for (unless it needs no MPI), and runs it.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -28,6 +28,9 @@ struct Subcommand {
   /// Runs the benchmark; returns the process exit code. Collective over
   /// MPI_COMM_WORLD.
   std::function<int(const Invocation&)> run;
+  /// False for subcommands that only read files (compare): main() then
+  /// neither starts MPI nor needs mpirun, and `run` gets a world of one.
+  bool needs_mpi = true;
 };
 
 /// A command line that parses but does not fit the job (wrong number of

@@ -1,0 +1,162 @@
+#include "result_file.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string_view>
+#include <utility>
+
+namespace ep::bench {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// Entry fields that are measurements or bookkeeping, not parameters of the
+/// case: they may differ between two runs of the same case.
+constexpr std::string_view measurement_fields[] = {"name",
+                                                   "family",
+                                                   "run_name",
+                                                   "run_type",
+                                                   "repetitions",
+                                                   "repetition_index",
+                                                   "aggregate_name",
+                                                   "iterations",
+                                                   "real_time",
+                                                   "cpu_time",
+                                                   "time_unit",
+                                                   "bytes_per_second",
+                                                   "items_per_second",
+                                                   "validated",
+                                                   "validation_errors",
+                                                   "spread",
+                                                   "noisy",
+                                                   "noise_hint"};
+
+std::string describe_type(const Json& value) {
+  if (value.is_string()) return "a string";
+  if (value.is_number()) return "a number";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  return "null";
+}
+
+[[noreturn]] void bad(const std::string& path, const std::string& pointer, std::string_view what) {
+  throw ResultFileError(fmt::format("{}: {}: {}", path, pointer.empty() ? "/" : pointer, what));
+}
+
+// The member `key` of `object`, which must be `expected` ("a string", ...)
+// according to `is`; nullptr when absent and optional.
+template <typename Predicate>
+const Json* member(const std::string& path, const std::string& pointer, const Json& object,
+                   const char* key, const char* expected, Predicate is, bool required = true) {
+  const std::string where = pointer + "/" + key;
+  const auto it = object.find(key);
+  if (it == object.end()) {
+    if (required) bad(path, where, fmt::format("missing, expected {}", expected));
+    return nullptr;
+  }
+  if (!is(*it))
+    bad(path, where, fmt::format("expected {}, found {}", expected, describe_type(*it)));
+  return &*it;
+}
+
+bool is_string(const Json& v) { return v.is_string(); }
+bool is_number(const Json& v) { return v.is_number(); }
+bool is_object(const Json& v) { return v.is_object(); }
+bool is_array(const Json& v) { return v.is_array(); }
+
+double microseconds_per(const std::string& path, const std::string& pointer,
+                        const std::string& unit) {
+  if (unit == "ns") return 1e-3;
+  if (unit == "us") return 1;
+  if (unit == "ms") return 1e3;
+  if (unit == "s") return 1e6;
+  bad(path, pointer,
+      fmt::format("expected one of \"ns\", \"us\", \"ms\", \"s\", found \"{}\"", unit));
+}
+
+bool is_measurement(std::string_view key) {
+  return std::ranges::find(measurement_fields, key) != std::end(measurement_fields);
+}
+
+bool is_layout(std::string_view key) {
+  return std::ranges::any_of(layout_fields, [&](const char* f) { return key == f; });
+}
+
+// Adds one repetition (an entry with run_type "iteration") to its case.
+void add_repetition(ResultFile& file, std::map<std::string, std::size_t>& index, const Json& entry,
+                    const std::string& pointer) {
+  const std::string& path = file.path;
+  const Json& name = *member(path, pointer, entry, "name", "a string", is_string);
+  const Json* run_name = member(path, pointer, entry, "run_name", "a string", is_string, false);
+  const Json* family = member(path, pointer, entry, "family", "a string", is_string, false);
+  const Json& real = *member(path, pointer, entry, "real_time", "a number", is_number);
+  if (!std::isfinite(real.get<double>()) || real.get<double>() < 0)
+    bad(path, pointer + "/real_time", "expected a non-negative number");
+  const Json* unit = member(path, pointer, entry, "time_unit", "a string", is_string, false);
+  const double scale =
+      unit ? microseconds_per(path, pointer + "/time_unit", unit->get<std::string>()) : 1.0;
+
+  ResultCase c;
+  c.name = run_name ? run_name->get<std::string>() : name.get<std::string>();
+  c.family = family ? family->get<std::string>() : std::string();
+  nlohmann::json sorted_labels = nlohmann::json::object();  // sorted: the key ignores order
+  for (const auto& [key, value] : entry.items()) {
+    if (is_measurement(key)) continue;
+    if (!(value.is_string() || value.is_boolean() || value.is_number_integer())) continue;
+    if (is_layout(key)) {
+      c.layout[key] = value;
+    } else {
+      c.labels[key] = value;
+      sorted_labels[key] = value;
+    }
+  }
+  c.key = c.family + '\n' + c.name + '\n' + sorted_labels.dump();
+  auto [it, added] = index.try_emplace(c.key, file.cases.size());
+  if (added) file.cases.push_back(std::move(c));
+  file.cases[it->second].times.push_back(real.get<double>() * scale);
+}
+
+}  // namespace
+
+ResultFile load_result_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ResultFileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  ResultFile file;
+  file.path = path;
+  Json document;
+  try {
+    document = Json::parse(in);
+  } catch (const Json::parse_error& e) {
+    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+    if (const auto end = what.find("] "); what.starts_with("[json.") && end != std::string::npos)
+      what.erase(0, end + 2);
+    throw ResultFileError(fmt::format("{}: not a JSON document: {}", path, what));
+  }
+  if (!document.is_object())
+    bad(path, "", fmt::format("expected an object, found {}", describe_type(document)));
+  file.context = *member(path, "", document, "context", "an object", is_object);
+  const Json& benchmarks = *member(path, "", document, "benchmarks", "an array", is_array);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const std::string pointer = fmt::format("/benchmarks/{}", i);
+    const Json& entry = benchmarks[i];
+    if (!entry.is_object())
+      bad(path, pointer, fmt::format("expected an object, found {}", describe_type(entry)));
+    const Json* run_type = member(path, pointer, entry, "run_type", "a string", is_string, false);
+    // Aggregates are recomputed from the repetitions, which the U test needs anyway.
+    if (run_type && *run_type != "iteration") continue;
+    add_repetition(file, index, entry, pointer);
+  }
+  return file;
+}
+
+}  // namespace ep::bench

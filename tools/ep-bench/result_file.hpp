@@ -1,0 +1,49 @@
+// Reading ep-bench result files back (for compare): checked field by field,
+// so that a bad file is refused with its name, the JSON path of the problem
+// and what was expected there, and grouped into cases, each with the times of
+// all its repetitions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ep::bench {
+
+/// A file that cannot be read as a result file. The message names the file
+/// and the JSON path: "a.json: /benchmarks/3/real_time: expected a number".
+class ResultFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Fields that describe the layout of a run (in the context, and copied into
+/// the entries of suite files): times of different layouts are not comparable.
+inline constexpr const char* layout_fields[] = {"processes", "total_ranks", "threads_per_process",
+                                                "endpoints_per_process"};
+
+/// Every repetition of one case (a benchmark at one set of parameters) in one file.
+struct ResultCase {
+  std::string key;   ///< family, run name and parameters: pairs cases across files
+  std::string name;  ///< the run name, for people
+  std::string family;
+  nlohmann::ordered_json labels = nlohmann::ordered_json::object();  ///< impl, bytes, ...
+  nlohmann::ordered_json layout = nlohmann::ordered_json::object();  ///< suite files' entries
+  std::vector<double> times;  ///< real_time of each repetition, in microseconds
+};
+
+struct ResultFile {
+  std::string path;
+  nlohmann::ordered_json context;
+  std::vector<ResultCase> cases;  ///< in the order they first appear
+};
+
+/// Reads `path`. Repetitions (run_type "iteration", or none) make the cases;
+/// aggregates are skipped, since they can be recomputed from the repetitions.
+/// The parameters of a case are the entry's string, integer and boolean
+/// fields other than measurements and bookkeeping (real_time, iterations,
+/// repetition_index, ...) and layout fields. Throws ResultFileError.
+ResultFile load_result_file(const std::string& path);
+
+}  // namespace ep::bench

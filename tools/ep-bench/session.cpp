@@ -1,0 +1,295 @@
+#include "session.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <ep/version.hpp>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "mpi_check.hpp"
+#include "provenance.hpp"
+
+namespace ep::bench {
+
+namespace {
+
+std::shared_ptr<Session>& suite_session() {
+  static std::shared_ptr<Session> session;
+  return session;
+}
+
+constexpr const char* timing_method =
+    "every rank starts a repetition together (a barrier over all ranks), times its own "
+    "iterations with std::chrono::steady_clock (wall) and CLOCK_THREAD_CPUTIME_ID (cpu); the "
+    "repetition's time is the maximum over ranks, divided by the iterations (and messages) it ran";
+
+// The fields of a run's context that say what ran rather than where: copied
+// into every entry, so that a suite's entries stay self-describing.
+constexpr std::array<const char*, 4> run_label_fields{
+    "subcommand", "processes", "threads_per_process", "endpoints_per_process"};
+
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string csv_number(std::optional<double> value) {
+  return value ? fmt::format("{:.6g}", *value) : std::string();
+}
+
+constexpr const char* csv_header =
+    "case,name,family,impl,ranks,processes,bytes,iterations,repetitions,time_unit,min,median,"
+    "mean,p90,max,stddev,bytes_per_second_median,items_per_second_median,spread,noisy,"
+    "validation_errors\n";
+
+}  // namespace
+
+SessionSettings SessionSettings::from(const BenchOptions& bench) {
+  return {bench.json_path, bench.csv_path, bench.quiet, bench.watchdog, bench.noise_threshold};
+}
+
+Session::Session(const SessionSettings& settings, const Invocation& inv)
+    : settings_(settings),
+      writer_(inv.world_rank == 0),
+      table_out_(settings.json_path == "-" || settings.csv_path == "-" ? stderr : stdout),
+      progress_(writer_ && !settings.quiet && isatty(STDERR_FILENO) != 0) {
+  if (settings.json_path == "-" && settings.csv_path == "-")
+    throw UsageError("--json - and --csv - would both write to stdout; give one of them a file");
+  check_output_path(settings.json_path, inv.world_rank, "--json");
+  check_output_path(settings.csv_path, inv.world_rank, "--csv");
+  document_ = {{"context", nlohmann::ordered_json::object()},
+               {"benchmarks", nlohmann::ordered_json::array()}};
+  if (writer_ && !settings.csv_path.empty()) {
+    if (settings.csv_path == "-") {
+      csv_text_ = csv_header;
+    } else {
+      csv_ = std::fopen(settings.csv_path.c_str(), "w");
+      if (csv_ == nullptr)
+        throw std::runtime_error(
+            fmt::format("cannot write --csv '{}': {}", settings.csv_path, std::strerror(errno)));
+      std::fputs(csv_header, csv_);
+      std::fflush(csv_);
+    }
+  }
+  watchdog_ = std::make_unique<Watchdog>(settings.watchdog, inv.world_rank, inv.world_size,
+                                         [this](const std::string& report) {
+                                           if (writer_) record_stall(report);
+                                         });
+}
+
+Session::~Session() {
+  watchdog_.reset();  // the monitor may call record_stall until it is joined
+  if (csv_ != nullptr) std::fclose(csv_);
+}
+
+void Session::progress(std::string_view text) { progress_.show(text); }
+
+void Session::clear_progress() { progress_.clear(); }
+
+nlohmann::ordered_json& Session::current_case() { return document_["context"]["cases"].back(); }
+
+void Session::begin_suite(nlohmann::ordered_json context) {
+  suite_ = true;
+  if (!writer_) return;
+  std::lock_guard lock(mutex_);
+  document_["context"] = std::move(context);
+  document_["context"]["cases"] = nlohmann::ordered_json::array();
+}
+
+void Session::begin_case(const std::string& name, const std::string& subcommand,
+                         const std::string& command_line) {
+  case_name_ = name;
+  if (!writer_) return;
+  std::lock_guard lock(mutex_);
+  document_["context"]["cases"].push_back({{"name", name},
+                                           {"subcommand", subcommand},
+                                           {"command_line", command_line},
+                                           {"status", "running"}});
+}
+
+void Session::end_case(const std::string& status, const std::string& error) {
+  if (!writer_) return;
+  {
+    std::lock_guard lock(mutex_);
+    auto& c = current_case();
+    c["status"] = status;
+    if (!error.empty()) c["error"] = error;
+  }
+  write_json_file();
+}
+
+void Session::skip_case(const std::string& name, const std::string& subcommand,
+                        const std::string& command_line, const std::string& reason) {
+  if (!writer_) return;
+  std::lock_guard lock(mutex_);
+  document_["context"]["cases"].push_back({{"name", name},
+                                           {"subcommand", subcommand},
+                                           {"command_line", command_line},
+                                           {"status", "skipped"},
+                                           {"error", reason}});
+}
+
+void Session::begin_run(nlohmann::ordered_json context, int first_rank, int workers) {
+  if (writer_) {
+    context["watchdog_seconds"] = settings_.watchdog;
+    context["noise_threshold"] = settings_.noise_threshold;
+    // Said on stdout and kept in the file: such numbers measure the
+    // scheduler or the binding, not the library.
+    std::vector<std::string> notes;
+    for (const std::string& note :
+         {tools::affinity_warning(context), tools::oversubscription_note(context)}) {
+      if (note.empty()) continue;
+      fmt::print(table_out_, "{}: note: {}\n", tools::program_name(), note);
+      notes.push_back(note);
+    }
+    std::fflush(table_out_);
+    if (!notes.empty()) context["warnings"] = notes;
+
+    std::lock_guard lock(mutex_);
+    run_labels_ = nlohmann::ordered_json::object();
+    for (const char* field : run_label_fields)
+      if (context.contains(field)) run_labels_[field] = context[field];
+    if (suite_) {
+      auto& c = current_case();
+      run_labels_["case"] = c["name"];
+      // What the job's context already says is not repeated per case.
+      nlohmann::ordered_json own = nlohmann::ordered_json::object();
+      const auto& job = document_["context"];
+      for (const auto& [key, value] : context.items())
+        if (!job.contains(key) || job[key] != value) own[key] = value;
+      c["context"] = std::move(own);
+    } else {
+      document_["context"] = std::move(context);
+    }
+  }
+  watchdog_->watch(suite_ ? fmt::format("case '{}'", case_name_) : std::string(), first_rank,
+                   workers);
+}
+
+Noise Session::add(const Series& series) {
+  if (!writer_) return {};
+  progress_.clear();
+  Series labelled = series;
+  labelled.labels.update(run_labels_);
+  labelled.labels.update(series.labels);  // the series' own labels win
+  Noise noise;
+  {
+    std::lock_guard lock(mutex_);
+    noise = append_entries(document_["benchmarks"], labelled, settings_.noise_threshold);
+    ++series_;
+    if (noise.noisy) noisy_.push_back(series.name);
+  }
+  write_csv_row(labelled, summarize_metric(series, &Repetition::real_time), noise);
+  write_json_file();
+  return noise;
+}
+
+int Session::end_run(int status) {
+  watchdog_->unwatch();
+  if (!suite_) finish();
+  return status;
+}
+
+void Session::finish() {
+  watchdog_->unwatch();
+  if (!writer_ || finished_) return;
+  finished_ = true;
+  progress_.clear();
+  if (!noisy_.empty()) {
+    fmt::print(table_out_,
+               "\n{}: {} of {} results marked noisy (spread (p90 - min) / median above {:g}): {}\n",
+               tools::program_name(), noisy_.size(), series_, settings_.noise_threshold,
+               noise_hint);
+    std::fflush(table_out_);
+  }
+  if (settings_.json_path == "-") {
+    std::lock_guard lock(mutex_);
+    write_json("-", document_);
+  } else {
+    write_json_file();
+  }
+  if (!csv_text_.empty()) std::cout << csv_text_ << std::flush;
+}
+
+void Session::record_stall(const std::string& report) {
+  {
+    std::lock_guard lock(mutex_);
+    auto& context = document_["context"];
+    if (suite_ && context.contains("cases") && !context["cases"].empty()) {
+      current_case()["status"] = "stalled";
+      current_case()["error"] = report;
+    } else {
+      context["watchdog_report"] = report;
+    }
+  }
+  write_json_file();
+}
+
+void Session::write_json_file() {
+  if (!writer_ || settings_.json_path.empty() || settings_.json_path == "-") return;
+  std::lock_guard lock(mutex_);
+  write_json(settings_.json_path, document_);
+}
+
+void Session::write_csv_row(const Series& s, const Summary& time, const Noise& noise) {
+  if (csv_ == nullptr && csv_text_.empty()) return;
+  const auto label = [&](const char* key) {
+    if (!s.labels.contains(key)) return std::string();
+    const auto& v = s.labels[key];
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  const auto median = [&](std::optional<double> Repetition::*metric) -> std::optional<double> {
+    const auto summary = summarize_metric(s, metric);
+    return summary ? std::optional<double>(summary->median) : std::nullopt;
+  };
+  const std::string row = fmt::format(
+      "{},{},{},{},{},{},{},{},{},us,{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{:.4f},{},{}"
+      "\n",
+      csv_cell(label("case")), csv_cell(s.name), csv_cell(s.family), csv_cell(label("impl")),
+      label("ranks"), label("processes"), label("bytes"), s.iterations, s.repetitions.size(),
+      time.min, time.median, time.mean, time.p90, time.max, time.stddev,
+      csv_number(median(&Repetition::bytes_per_second)),
+      csv_number(median(&Repetition::items_per_second)), noise.spread, noise.noisy,
+      s.validation_errors ? std::to_string(*s.validation_errors) : std::string());
+  if (csv_ == nullptr) {
+    csv_text_ += row;
+    return;
+  }
+  std::fputs(row.c_str(), csv_);
+  std::fflush(csv_);
+}
+
+std::shared_ptr<Session> open_session(const BenchOptions& bench, const Invocation& inv) {
+  if (auto& suite = suite_session()) return suite;
+  return std::make_shared<Session>(SessionSettings::from(bench), inv);
+}
+
+void set_suite_session(std::shared_ptr<Session> session) { suite_session() = std::move(session); }
+
+nlohmann::ordered_json describe_bench_run(const Invocation& inv, int busy_threads,
+                                          const nlohmann::ordered_json& fields) {
+  auto where = tools::describe_run(
+      {inv.command_line, inv.thread_level_requested, inv.thread_level_provided, busy_threads});
+  if (where.is_null()) return where;
+  nlohmann::ordered_json context = {{"schema_version", result_schema_version},
+                                    {"ep_bench_version", ep::version()},
+                                    {"ep_bench_git_revision", ep::git_revision()}};
+  context.update(fields);
+  if (!context.contains("timing_method")) context["timing_method"] = timing_method;
+  context.update(where);
+  return context;
+}
+
+std::string noise_mark(const Noise& noise) {
+  return noise.noisy ? fmt::format("noisy ({:.0f}% spread)", 100 * noise.spread) : std::string();
+}
+
+}  // namespace ep::bench
