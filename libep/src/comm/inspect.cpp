@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -105,6 +106,8 @@ void dump_if_requested(const CommShared& shared) {
   if (!directory || !*directory) return;
   const int world = shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)];
   const std::string path = fmt::format("{}/{}.w{}.json", directory, shared.global_id, world);
+  std::error_code ignored;  // a failure shows when the file cannot be written
+  std::filesystem::create_directories(directory, ignored);
   std::ofstream out(path);
   out << document(shared, nullptr).dump(2) << '\n';
   if (!out) {
