@@ -18,6 +18,10 @@
 # jobs; BENCH_OUT overrides the directory). A summary of the point-to-point
 # medians of all jobs ends the output.
 #
+# BENCH_MPI=openmpi (default) or mpich picks the MPI: the build goes to
+# build-bench/ or build-bench-mpich/, the results to
+# build-bench[-mpich]/results/.
+#
 # The first run also builds libep (a minute or two). BENCH_TIMEOUT (seconds,
 # default 900) bounds each MPI job; ep-bench's own --watchdog ends a job whose
 # case stops making progress.
@@ -31,16 +35,22 @@ if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
   shift
 fi
 [ -f "$suite" ] || { echo "bench.sh: no suite file '$suite'" >&2; exit 2; }
-out=${BENCH_OUT:-build-bench/results}
+mpi=${BENCH_MPI:-openmpi}
+case $mpi in
+  openmpi) build=build-bench ;;
+  mpich) build=build-bench-mpich ;;
+  *) echo "bench.sh: BENCH_MPI must be openmpi or mpich, not '$mpi'" >&2; exit 2 ;;
+esac
+out=${BENCH_OUT:-$build/results}
 limit=${BENCH_TIMEOUT:-900}
 np=${BENCH_NP:-2}
 extra=("$@")
 name=$(basename "$suite" .json)
 
 scripts/setup.sh
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-bench -j"$(nproc)" --target ep-bench
-bench=build-bench/tools/ep-bench/ep-bench
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLIBEP_MPI="$mpi" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target ep-bench
+bench=$build/tools/ep-bench/ep-bench
 mkdir -p "$out"
 
 # The process counts the suite's cases ask for, besides the main job's.

@@ -8,9 +8,6 @@
 #include <fmt/core.h>
 #include <mpi.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include <CLI/CLI.hpp>
 #include <ep/version.hpp>
@@ -24,6 +21,7 @@
 #include "intercomm.hpp"
 #include "merge.hpp"
 #include "mpi_check.hpp"
+#include "mpi_lifetime.hpp"
 #include "p2p.hpp"
 #include "run_suite.hpp"
 #include "split.hpp"
@@ -48,13 +46,8 @@ int finish_parse(const CLI::App& app, const CLI::ParseError& error, bool start_m
     fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
     return exit_usage;
   }
-#if defined(__SANITIZE_ADDRESS__)
-  __lsan_disable();  // see run(): Open MPI's unloaded components are no leak of ours
-#endif
-  const int init_rc = MPI_Init(nullptr, nullptr);
-#if defined(__SANITIZE_ADDRESS__)
-  __lsan_enable();
-#endif
+  int provided = 0;
+  const int init_rc = ep::tools::init_mpi(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
   if (init_rc != MPI_SUCCESS) return app.exit(error) == 0 ? 0 : exit_usage;
   const bool printer = world_rank() == 0;
   int code = error.get_exit_code();
@@ -64,10 +57,7 @@ int finish_parse(const CLI::App& app, const CLI::ParseError& error, bool start_m
   } else if (printer) {
     fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
   }
-#if defined(__SANITIZE_ADDRESS__)
-  __lsan_do_leak_check();
-#endif
-  MPI_Finalize();
+  ep::tools::finalize_mpi();
   return code == 0 ? 0 : exit_usage;
 }
 
@@ -101,17 +91,8 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   ep::bench::Invocation inv;
   inv.command_line.assign(argv, argv + argc);
   inv.thread_level_requested = command.thread_level();
-#if defined(__SANITIZE_ADDRESS__)
-  // Open MPI opens every component at init and unloads those it does not
-  // select; what they allocated then belongs to no library a suppression
-  // could name. Nothing of ours runs in here.
-  __lsan_disable();
-#endif
-  const int init_rc =
-      MPI_Init_thread(&argc, &argv, inv.thread_level_requested, &inv.thread_level_provided);
-#if defined(__SANITIZE_ADDRESS__)
-  __lsan_enable();
-#endif
+  const int init_rc = ep::tools::init_mpi(&argc, &argv, inv.thread_level_requested,
+                                          &inv.thread_level_provided);
   if (init_rc != MPI_SUCCESS) {
     fmt::print(stderr, "ep-bench: MPI_Init_thread failed\n");
     return ep::bench::exit_failed;
@@ -119,11 +100,7 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &inv.world_size);
   inv.world_rank = world_rank();
   const int status = invoke(command, inv);
-#if defined(__SANITIZE_ADDRESS__)
-  // Check for leaks while the MPI components are still loaded (see above).
-  __lsan_do_leak_check();
-#endif
-  MPI_Finalize();
+  ep::tools::finalize_mpi();
   return status;
 }
 

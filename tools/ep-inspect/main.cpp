@@ -24,6 +24,7 @@
 #include "cli.hpp"
 #include "collect.hpp"
 #include "mpi_check.hpp"
+#include "mpi_lifetime.hpp"
 #include "provenance.hpp"
 #include "runner.hpp"
 #include "table.hpp"
@@ -161,7 +162,7 @@ int run_scenario_job(const Command& c, int rank, int size) {
 
 int run_mpi(const Command& c, int argc, char** argv) {
   int provided = MPI_THREAD_SINGLE;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+  if (ep::tools::init_mpi(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
     fmt::print(stderr, "ep-inspect: MPI_Init_thread failed\n");
     return exit_failed;
   }
@@ -183,7 +184,7 @@ int run_mpi(const Command& c, int argc, char** argv) {
       ep::tools::abort_job(fmt::format("world rank {}: {}", rank, e.what()));
     }
   }
-  MPI_Finalize();
+  ep::tools::finalize_mpi();
   return status;
 }
 
