@@ -6,9 +6,9 @@
 #include <numeric>
 #include <vector>
 
-#include "coll/layout.hpp"
+#include "ranks/block_layout.hpp"
 #include "coll/typed.hpp"
-#include "comm/rank_map.hpp"
+#include "ranks/rank_map.hpp"
 
 namespace ep::detail {
 namespace {
@@ -40,7 +40,7 @@ TEST(CollLayout, ContiguousButReversedIsNotBlock) {
 }
 
 TEST(CollLayout, ProcessOrderPlacesRanksByProcessThenLocalRank) {
-  // The worked example of coll/layout.hpp: ranks 0..4 on processes 0 1 2 0 2.
+  // The worked example of ranks/block_layout.hpp: ranks 0..4 on processes 0 1 2 0 2.
   const RankMap map = map_of({{0, 0}, {1, 0}, {2, 0}, {0, 1}, {2, 1}}, 3);
   const ProcessOrder order(map);
   EXPECT_EQ(order.first(0), 0);

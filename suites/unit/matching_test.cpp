@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/intrusive_fifo.hpp"
+#include "base/intrusive_fifo.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep::detail {

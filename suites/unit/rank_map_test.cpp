@@ -1,4 +1,4 @@
-#include "comm/rank_map.hpp"
+#include "ranks/rank_map.hpp"
 
 #include <gtest/gtest.h>
 

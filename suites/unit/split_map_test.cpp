@@ -1,4 +1,4 @@
-#include "comm/split_map.hpp"
+#include "ranks/split_map.hpp"
 
 #include <gtest/gtest.h>
 

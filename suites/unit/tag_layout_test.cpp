@@ -1,4 +1,4 @@
-#include "p2p/tag_layout.hpp"
+#include "ranks/tag_layout.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 
 #include "coll/checks.hpp"
 #include "coll/exchange.hpp"
-#include "coll/meeting.hpp"
+#include "team/meeting.hpp"
 #include "coll/movement.hpp"
-#include "comm/inter_coll.hpp"
+#include "coll/inter.hpp"
 #include "ep/coll.hpp"
 
 namespace ep {

@@ -17,7 +17,7 @@
 //     3. spread: the others copy it out, in parallel.
 //   gather_all  the fallback, taken for a non-commutative op when the
 //               processes do not hold blocks of consecutive ranks (see
-//               coll/layout.hpp), where steps 1-2 would reorder operands:
+//               ranks/block_layout.hpp), where steps 1-2 would reorder operands:
 //     1-2. every operand is gathered by rank at every process
 //          (coll/contributions.hpp); the endpoints then combine one slice
 //          each, in rank order, into the last endpoint's receive buffer;
@@ -32,7 +32,7 @@
 #include "coll/contributions.hpp"
 #include "coll/mpi_step.hpp"
 #include "coll/reduction.hpp"
-#include "comm/inter_coll.hpp"
+#include "coll/inter.hpp"
 #include "ep/coll.hpp"
 
 namespace ep {

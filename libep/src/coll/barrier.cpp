@@ -7,9 +7,9 @@
 // One hand-off each way instead of two full barriers: only the leader waits
 // for everyone, everyone else waits for the leader alone.
 #include "coll/checks.hpp"
-#include "coll/meeting.hpp"
+#include "team/meeting.hpp"
 #include "coll/mpi_step.hpp"
-#include "comm/inter_coll.hpp"
+#include "coll/inter.hpp"
 #include "ep/coll.hpp"
 
 namespace ep {

@@ -27,10 +27,10 @@
 
 #include "coll/algorithm.hpp"
 #include "coll/checks.hpp"
-#include "coll/meeting.hpp"
+#include "team/meeting.hpp"
 #include "coll/mpi_step.hpp"
 #include "coll/typed.hpp"
-#include "comm/inter_coll.hpp"
+#include "coll/inter.hpp"
 #include "ep/coll.hpp"
 
 namespace ep {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "coll/layout.hpp"
-#include "coll/meeting.hpp"
+#include "ranks/block_layout.hpp"
+#include "team/meeting.hpp"
 #include "coll/mpi_step.hpp"
 
 namespace ep::detail {

@@ -28,9 +28,9 @@
 
 #include <string>
 
-#include "comm/endpoint.hpp"
-#include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "object/endpoint.hpp"
+#include "base/datatype.hpp"
+#include "object/error.hpp"
 #include "ep/types.hpp"
 
 namespace ep::detail {

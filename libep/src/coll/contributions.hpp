@@ -20,15 +20,15 @@
 //   rc = all.gather(m, my_input, stage);   // ends with everyone past a barrier
 //   ... all.of(rank) ...
 // The scratch stays valid until the caller's next barrier that the leader
-// passes after every reader (rule 3 of coll/meeting.hpp).
+// passes after every reader (rule 3 of team/meeting.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "coll/layout.hpp"
-#include "coll/meeting.hpp"
+#include "ranks/block_layout.hpp"
+#include "team/meeting.hpp"
 #include "coll/typed.hpp"
 
 namespace ep::detail {

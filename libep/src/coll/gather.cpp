@@ -11,7 +11,7 @@
 
 #include "coll/checks.hpp"
 #include "coll/exchange.hpp"
-#include "coll/meeting.hpp"
+#include "team/meeting.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/backoff.hpp"
+#include "base/backoff.hpp"
 
 namespace ep::detail {
 

@@ -18,7 +18,7 @@
 //     3. result: already in the root's buffer.
 //   gather_all  the fallback, taken for a non-commutative op when the
 //               processes do not hold blocks of consecutive ranks (see
-//               coll/layout.hpp):
+//               ranks/block_layout.hpp):
 //     1-2. every operand is gathered by rank at the root's process
 //          (coll/contributions.hpp, with MPI_Gatherv);
 //     3.   its endpoints combine one slice each, in rank order, straight

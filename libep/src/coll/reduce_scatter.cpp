@@ -4,7 +4,7 @@
 // recvcounts[r] elements that start after the blocks of ranks 0..r-1.
 // Algorithms, by name (coll/algorithm.hpp; the first exact and suitable wins):
 //
-//   scatter     hierarchical, on the block layout (coll/layout.hpp), where
+//   scatter     hierarchical, on the block layout (ranks/block_layout.hpp), where
 //               each process's ranks own one contiguous part of the vector:
 //     1. local:  the process's operands are combined, in local rank order,
 //                into the team's scratch (by the leader, or one slice per

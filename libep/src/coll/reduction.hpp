@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "coll/checks.hpp"
-#include "coll/layout.hpp"
-#include "coll/meeting.hpp"
+#include "ranks/block_layout.hpp"
+#include "team/meeting.hpp"
 #include "coll/typed.hpp"
 
 namespace ep::detail {

@@ -4,7 +4,7 @@
 // 0..r-1 (Exscan; rank 0's receive buffer is left as it was, as Open MPI
 // leaves it). Algorithms, by name (coll/algorithm.hpp):
 //
-//   hierarchical  on the block layout (coll/layout.hpp), where a process's
+//   hierarchical  on the block layout (ranks/block_layout.hpp), where a process's
 //                 endpoints hold consecutive ranks and the processes follow
 //                 rank order:
 //     1. local:  the prefixes within the process are chained through the

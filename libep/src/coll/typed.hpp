@@ -14,7 +14,7 @@
 #include <memory>
 #include <span>
 
-#include "core/datatype.hpp"
+#include "base/datatype.hpp"
 
 namespace ep::detail {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "coll/local_team.hpp"
+#include "team/local_team.hpp"
 #include "comm/inspect.hpp"
 
 namespace ep::detail {

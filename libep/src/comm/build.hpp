@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "comm/endpoint.hpp"
-#include "comm/rank_map.hpp"
+#include "object/endpoint.hpp"
+#include "ranks/rank_map.hpp"
 
 namespace ep::detail {
 

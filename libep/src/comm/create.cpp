@@ -9,7 +9,7 @@
 
 #include "comm/build.hpp"
 #include "comm/inspect.hpp"
-#include "core/error.hpp"
+#include "object/error.hpp"
 #include "ep/comm.hpp"
 
 namespace ep {

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "comm/endpoint.hpp"
-#include "core/backoff.hpp"
-#include "core/error.hpp"
+#include "object/endpoint.hpp"
+#include "base/backoff.hpp"
+#include "object/error.hpp"
 #include "ep/comm.hpp"
 #include "comm/build.hpp"
 #include "p2p/engine.hpp"

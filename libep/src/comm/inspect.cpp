@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "object/error.hpp"
 #include "ep/inspect.hpp"
 
 namespace ep::detail {

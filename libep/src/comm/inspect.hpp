@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "comm/endpoint.hpp"
+#include "object/endpoint.hpp"
 
 namespace ep::detail {
 

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "comm/build.hpp"
-#include "comm/meet.hpp"
-#include "core/backoff.hpp"
+#include "team/meet.hpp"
+#include "base/backoff.hpp"
 #include "ep/comm.hpp"
 #include "ep/p2p.hpp"
 

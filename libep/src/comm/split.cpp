@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "comm/build.hpp"
-#include "comm/meet.hpp"
-#include "comm/split_map.hpp"
-#include "core/error.hpp"
+#include "team/meet.hpp"
+#include "ranks/split_map.hpp"
+#include "object/error.hpp"
 #include "ep/comm.hpp"
 
 namespace ep {

@@ -2,7 +2,7 @@
 // and status queries.
 #include <vector>
 
-#include "core/backoff.hpp"
+#include "base/backoff.hpp"
 #include "ep/p2p.hpp"
 #include "p2p/checks.hpp"
 #include "p2p/engine.hpp"

@@ -1,5 +1,5 @@
 // Public probes and matched probes.
-#include "core/backoff.hpp"
+#include "base/backoff.hpp"
 #include "ep/p2p.hpp"
 #include "p2p/checks.hpp"
 #include "p2p/engine.hpp"

@@ -6,9 +6,9 @@
 // touched, so a rejected call leaves the endpoint as it was.
 #pragma once
 
-#include "comm/endpoint.hpp"
-#include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "object/endpoint.hpp"
+#include "base/datatype.hpp"
+#include "object/error.hpp"
 
 namespace ep::detail {
 

@@ -1,7 +1,7 @@
 #include "p2p/engine.hpp"
 
-#include "core/backoff.hpp"
-#include "core/error.hpp"
+#include "base/backoff.hpp"
+#include "object/error.hpp"
 
 #include <vector>
 

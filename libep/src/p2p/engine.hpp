@@ -8,8 +8,8 @@
 // its MatchState lock, and to complete requests they matched.
 #pragma once
 
-#include "comm/endpoint.hpp"
-#include "p2p/request.hpp"
+#include "object/endpoint.hpp"
+#include "object/request.hpp"
 
 namespace ep::detail {
 

@@ -17,7 +17,7 @@
 // (or matched probe) has matched it.
 #include <vector>
 
-#include "core/error.hpp"
+#include "object/error.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep::detail {

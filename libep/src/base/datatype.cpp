@@ -1,4 +1,4 @@
-#include "core/datatype.hpp"
+#include "base/datatype.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "comm/rank_map.hpp"
+#include "ranks/rank_map.hpp"
 
 namespace ep::detail {
 

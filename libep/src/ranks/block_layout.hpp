@@ -24,7 +24,7 @@
 
 #include <vector>
 
-#include "comm/rank_map.hpp"
+#include "ranks/rank_map.hpp"
 
 namespace ep::detail {
 

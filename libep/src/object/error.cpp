@@ -1,9 +1,9 @@
-#include "core/error.hpp"
+#include "object/error.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "comm/endpoint.hpp"
+#include "object/endpoint.hpp"
 
 namespace ep::detail {
 

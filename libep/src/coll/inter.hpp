@@ -12,7 +12,7 @@
 
 #include <mpi.h>
 
-#include "comm/endpoint.hpp"
+#include "object/endpoint.hpp"
 
 namespace ep::detail {
 

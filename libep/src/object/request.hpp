@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/datatype.hpp"
+#include "base/datatype.hpp"
 #include "ep/types.hpp"
 
 namespace ep::detail {
@@ -73,7 +73,7 @@ struct RequestImpl {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   TypeLayout layout;
   int peer = 0;    // destination or source rank, as the user gave it
-  int target = 0;  // sends: the destination's union rank (comm/endpoint.hpp)
+  int target = 0;  // sends: the destination's union rank (object/endpoint.hpp)
   int tag = 0;
 
   std::atomic<State> state{State::inactive};

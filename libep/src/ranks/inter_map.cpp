@@ -1,4 +1,4 @@
-#include "comm/inter_map.hpp"
+#include "ranks/inter_map.hpp"
 
 #include <algorithm>
 #include <string>

@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "comm/endpoint.hpp"
-#include "core/error.hpp"
+#include "object/endpoint.hpp"
+#include "team/local_team.hpp"
+#include "object/error.hpp"
 #include "ep/types.hpp"
 
 namespace ep::detail {

@@ -1,12 +1,13 @@
-#include "comm/inter_coll.hpp"
+#include "coll/inter.hpp"
+#include "team/local_team.hpp"
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
 
-#include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "base/datatype.hpp"
+#include "object/error.hpp"
 
 namespace ep::detail {
 

@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-#include "core/backoff.hpp"
+#include "base/backoff.hpp"
 
 namespace ep::detail {
 

@@ -22,7 +22,7 @@ inline void cpu_relax() {
 
 // Spins `Spins` pauses, then yields `Yields` times, then naps. The two
 // numbers are the only thing that differs between waits: see Backoff below
-// and TeamBackoff (coll/local_team.hpp).
+// and TeamBackoff (team/local_team.hpp).
 template <int Spins, int Yields>
 class BasicBackoff {
  public:

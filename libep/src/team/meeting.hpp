@@ -34,8 +34,8 @@
 
 #include <cstdint>
 
-#include "coll/local_team.hpp"
-#include "comm/endpoint.hpp"
+#include "team/local_team.hpp"
+#include "object/endpoint.hpp"
 
 namespace ep::detail {
 

@@ -17,7 +17,7 @@
 //
 // Collectives need less than three full barriers: most endpoints wait for
 // one other endpoint, not for all. For them every endpoint has a seat with
-// flags numbered by call (see coll/meeting.hpp, which is the only user):
+// flags numbered by call (see team/meeting.hpp, which is the only user):
 //   posted   the call whose arguments `args` points to;
 //   state    how far the endpoint got in that call: (call << 4 | stage << 1 | failed);
 //   reads    how many endpoints have finished reading this endpoint's buffers.
@@ -35,7 +35,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/backoff.hpp"
+#include "base/backoff.hpp"
 
 namespace ep::detail {
 
@@ -79,7 +79,7 @@ class LocalTeam {
     while (barrier_.generation.load(std::memory_order_acquire) == generation) backoff.pause();
   }
 
-  // ---- Seats (used through coll/meeting.hpp) ----
+  // ---- Seats (used through team/meeting.hpp) ----
 
   static constexpr int kMaxStage = 7;
 

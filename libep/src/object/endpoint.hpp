@@ -18,18 +18,21 @@
 #include <string>
 #include <vector>
 
-#include "coll/local_team.hpp"
-#include "comm/inter_map.hpp"
-#include "comm/rank_map.hpp"
-#include "core/intrusive_fifo.hpp"
-#include "core/spinlock.hpp"
-#include "p2p/request.hpp"
+#include "ranks/inter_map.hpp"
+#include "ranks/rank_map.hpp"
+#include "base/intrusive_fifo.hpp"
+#include "base/spinlock.hpp"
+#include "object/request.hpp"
 #include "ep/types.hpp"
-#include "p2p/tag_layout.hpp"
+#include "ranks/tag_layout.hpp"
 
 namespace ep::detail {
 
 struct CommShared;
+// The endpoints' meeting place (team/local_team.hpp) is a floor above the
+// object model; CommShared only owns it. Whoever destroys a CommShared
+// includes that header.
+class LocalTeam;
 
 /// Posted receives and unexpected messages of one endpoint, in order.
 /// It has a cache line of its own: other threads write it on every delivery,

@@ -1,4 +1,4 @@
-#include "coll/layout.hpp"
+#include "ranks/block_layout.hpp"
 
 namespace ep::detail {
 
