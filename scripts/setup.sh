@@ -8,7 +8,7 @@ set -euo pipefail
 # plain mpicc/mpirun names with Open MPI (Debian gives it the higher priority).
 packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev mpich libmpich-dev
           libomp-dev libcli11-dev libfmt-dev nlohmann-json3-dev googletest libgtest-dev python3
-          python3-matplotlib python3-jsonschema)
+          python3-matplotlib python3-jsonschema clang-format)
 packages+=("$@")
 
 missing=()

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <vector>
 
-#include "ranks/block_layout.hpp"
 #include "coll/typed.hpp"
+#include "ranks/block_layout.hpp"
 #include "ranks/rank_map.hpp"
 
 namespace ep::detail {
@@ -47,7 +47,8 @@ TEST(CollLayout, ProcessOrderPlacesRanksByProcessThenLocalRank) {
   EXPECT_EQ(order.first(1), 2);
   EXPECT_EQ(order.first(2), 3);
   const std::vector<int> slots{0, 2, 3, 1, 4};
-  for (int r = 0; r < map.size(); ++r) EXPECT_EQ(order.slot_of(r), slots[static_cast<std::size_t>(r)]);
+  for (int r = 0; r < map.size(); ++r)
+    EXPECT_EQ(order.slot_of(r), slots[static_cast<std::size_t>(r)]);
 }
 
 TEST(CollLayout, PartsCoverTheRangeOnceWithLineAlignedBoundaries) {

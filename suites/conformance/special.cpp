@@ -96,8 +96,7 @@ void proc_null(Context& t) {
   t.check_rc(api::Start(&request), "Start");
   st = {};
   t.check_rc(api::Wait(&request, &st), "Wait persistent");
-  expect_proc_null_status(t, st, "Recv_init+Start+Wait",
-                          reference::kProcNullPersistentStatusWrong);
+  expect_proc_null_status(t, st, "Recv_init+Start+Wait", reference::kProcNullPersistentStatusWrong);
   t.check_rc(api::Request_free(&request), "Request_free");
 
   t.check(untouched() && buffer.guards_intact(), "a PROC_NULL receive wrote to its buffer");

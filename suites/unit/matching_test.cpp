@@ -28,8 +28,8 @@ struct Item {
 };
 
 TEST(IntrusiveFifo, TakesTheFirstMatchAndKeepsOrder) {
-  std::vector<Item> items{{nullptr, 0, 1, 0}, {nullptr, 1, 1, 1}, {nullptr, 0, 2, 2},
-                          {nullptr, 0, 1, 3}};
+  std::vector<Item> items{
+      {nullptr, 0, 1, 0}, {nullptr, 1, 1, 1}, {nullptr, 0, 2, 2}, {nullptr, 0, 1, 3}};
   IntrusiveFifo<Item> q;
   for (Item& i : items) q.push_back(&i);
   auto from = [](int s, int t) {

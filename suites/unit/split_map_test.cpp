@@ -1,7 +1,6 @@
 #include "ranks/split_map.hpp"
 
 #include <gtest/gtest.h>
-
 #include <mpi.h>
 
 #include <vector>

@@ -55,8 +55,8 @@ TEST(TagLayout, NonPowerOfTwoBoundUsesOnlyWholeBits) {
 }
 
 TEST(TagLayout, RefusesWhenUsersWouldGetLessThanMpiMinimum) {
-  EXPECT_FALSE(TagLayout::make(32767, 2));   // 15 bits in all: no room
-  EXPECT_TRUE(TagLayout::make(65535, 1));    // 16 bits: sync + 15 user bits
+  EXPECT_FALSE(TagLayout::make(32767, 2));  // 15 bits in all: no room
+  EXPECT_TRUE(TagLayout::make(65535, 1));   // 16 bits: sync + 15 user bits
   EXPECT_FALSE(TagLayout::make(65535, 2));
   EXPECT_FALSE(TagLayout::make(0, 1));
 }

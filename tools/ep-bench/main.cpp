@@ -8,7 +8,6 @@
 #include <fmt/core.h>
 #include <mpi.h>
 
-
 #include <CLI/CLI.hpp>
 #include <ep/version.hpp>
 #include <exception>
@@ -91,8 +90,8 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   ep::bench::Invocation inv;
   inv.command_line.assign(argv, argv + argc);
   inv.thread_level_requested = command.thread_level();
-  const int init_rc = ep::tools::init_mpi(&argc, &argv, inv.thread_level_requested,
-                                          &inv.thread_level_provided);
+  const int init_rc =
+      ep::tools::init_mpi(&argc, &argv, inv.thread_level_requested, &inv.thread_level_provided);
   if (init_rc != MPI_SUCCESS) {
     fmt::print(stderr, "ep-bench: MPI_Init_thread failed\n");
     return ep::bench::exit_failed;

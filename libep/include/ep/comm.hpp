@@ -34,8 +34,8 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
 /// groups must be disjoint at endpoint level, but a process may host
 /// endpoints of both, and both leaders may be in one process.
 /// \note Collective over the endpoints of `local_comm` and of the remote group.
-int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remote_leader,
-                     int tag, Comm* newintercomm);
+int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remote_leader, int tag,
+                     Comm* newintercomm);
 
 /// Merges the two groups of an inter-communicator into an intra-communicator:
 /// the group that passed high = 0 first, each group in its own rank order.

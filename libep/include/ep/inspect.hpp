@@ -1,9 +1,8 @@
 // Rank maps as data, for people and tools (ep-inspect).
 #pragma once
 
-#include <string>
-
 #include <ep/types.hpp>
+#include <string>
 
 namespace ep {
 

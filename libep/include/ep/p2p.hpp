@@ -32,8 +32,8 @@ int Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm
 int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
              Comm comm, Status* status);
-int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                     int source, int recvtag, Comm comm, Status* status);
+int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                     int recvtag, Comm comm, Status* status);
 
 // Probes and matched probes.
 int Probe(int source, int tag, Comm comm, Status* status);

@@ -20,9 +20,7 @@ namespace {
 const std::byte* data_start(const ConstTyped& t) {
   return static_cast<const std::byte*>(t.buf) + t.layout.true_lb;
 }
-std::byte* data_start(const Typed& t) {
-  return static_cast<std::byte*>(t.buf) + t.layout.true_lb;
-}
+std::byte* data_start(const Typed& t) { return static_cast<std::byte*>(t.buf) + t.layout.true_lb; }
 
 // Whole elements of `to` that `bytes` bytes fill, capped by to's count.
 int elements_within(std::int64_t bytes, const Typed& to) {
@@ -66,7 +64,8 @@ void copy_typed(const ConstTyped& from, const Typed& to) {
     unpack(data_start(from), fit, to);
   } else {
     // The sender's data is scattered: gather it once, then place it.
-    auto staging = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(from.bytes()));
+    auto staging =
+        std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(from.bytes()));
     pack(from, staging.get());
     unpack(staging.get(), fit, to);
   }

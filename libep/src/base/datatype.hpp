@@ -17,14 +17,12 @@
 namespace ep::detail {
 
 struct TypeLayout {
-  int size = 0;                // bytes of data in one element
-  MPI_Aint extent = 0;         // stride between elements
-  MPI_Aint true_lb = 0;        // offset of the first byte from the buffer address
-  MPI_Aint true_extent = 0;    // span of one element's data
+  int size = 0;              // bytes of data in one element
+  MPI_Aint extent = 0;       // stride between elements
+  MPI_Aint true_lb = 0;      // offset of the first byte from the buffer address
+  MPI_Aint true_extent = 0;  // span of one element's data
 
-  bool contiguous(int count) const {
-    return size == true_extent && (count <= 1 || extent == size);
-  }
+  bool contiguous(int count) const { return size == true_extent && (count <= 1 || extent == size); }
 };
 
 /// The layout of a datatype; returns an MPI error code.

@@ -30,9 +30,9 @@
 
 #include "coll/algorithm.hpp"
 #include "coll/contributions.hpp"
+#include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "coll/reduction.hpp"
-#include "coll/inter.hpp"
 #include "ep/coll.hpp"
 
 namespace ep {

@@ -7,10 +7,10 @@
 // One hand-off each way instead of two full barriers: only the leader waits
 // for everyone, everyone else waits for the leader alone.
 #include "coll/checks.hpp"
-#include "team/meeting.hpp"
-#include "coll/mpi_step.hpp"
 #include "coll/inter.hpp"
+#include "coll/mpi_step.hpp"
 #include "ep/coll.hpp"
+#include "team/meeting.hpp"
 
 namespace ep {
 

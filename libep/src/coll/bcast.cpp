@@ -27,11 +27,11 @@
 
 #include "coll/algorithm.hpp"
 #include "coll/checks.hpp"
-#include "team/meeting.hpp"
+#include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "coll/typed.hpp"
-#include "coll/inter.hpp"
 #include "ep/coll.hpp"
+#include "team/meeting.hpp"
 
 namespace ep {
 

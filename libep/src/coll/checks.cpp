@@ -5,9 +5,9 @@
 #include <cstring>
 #include <vector>
 
+#include "coll/mpi_step.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
-#include "coll/mpi_step.hpp"
 
 namespace ep::detail {
 

@@ -28,10 +28,10 @@
 
 #include <string>
 
-#include "object/endpoint.hpp"
 #include "base/datatype.hpp"
-#include "object/error.hpp"
 #include "ep/types.hpp"
+#include "object/endpoint.hpp"
+#include "object/error.hpp"
 
 namespace ep::detail {
 

@@ -27,9 +27,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/typed.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
-#include "coll/typed.hpp"
 
 namespace ep::detail {
 

@@ -1,5 +1,4 @@
 #include "coll/inter.hpp"
-#include "team/local_team.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -8,6 +7,7 @@
 
 #include "base/datatype.hpp"
 #include "object/error.hpp"
+#include "team/local_team.hpp"
 
 namespace ep::detail {
 
@@ -50,7 +50,8 @@ int gather_all(const CommShared& shared, const std::vector<std::vector<std::byte
   for (int p = 0; p < shared.mpi_size; ++p) {
     byte_displs[static_cast<std::size_t>(p)] = static_cast<int>(at);
     for (int l = 0; l < shared.map.count_on(p); ++l) {
-      const int len = lengths[static_cast<std::size_t>(process_displs[static_cast<std::size_t>(p)] + l)];
+      const int len =
+          lengths[static_cast<std::size_t>(process_displs[static_cast<std::size_t>(p)] + l)];
       const auto u = static_cast<std::size_t>(shared.map.rank_of(p, l));
       out->offset[u] = at;
       out->length[u] = len;
@@ -159,8 +160,9 @@ int inter_bcast(Endpoint* e, void* buf, int count, MPI_Datatype type, int root) 
     long long agreed[2] = {-1, -1};
     result.rc = MPI_Allreduce(known, agreed, 2, MPI_LONG_LONG, MPI_MAX, shared.mpi_comm);
     if (result.rc == MPI_SUCCESS) {
-      result.data = root_arrival ? packed(root_arrival->buf, root_arrival->count, root_arrival->type)
-                                 : std::vector<std::byte>(static_cast<std::size_t>(agreed[1]));
+      result.data = root_arrival
+                        ? packed(root_arrival->buf, root_arrival->count, root_arrival->type)
+                        : std::vector<std::byte>(static_cast<std::size_t>(agreed[1]));
       result.rc = MPI_Bcast(result.data.data(), static_cast<int>(agreed[1]), MPI_BYTE,
                             static_cast<int>(agreed[0]), shared.mpi_comm);
     }
@@ -201,8 +203,8 @@ int inter_allgather(Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatyp
   return check_mpi(rc, e, "Allgather", "the inter-communicator allgather");
 }
 
-int inter_allreduce(Endpoint* e, const void* sendbuf, void* recvbuf, int count,
-                    MPI_Datatype type, MPI_Op op) {
+int inter_allreduce(Endpoint* e, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                    MPI_Op op) {
   const CommShared& shared = *e->shared;
   const Contribution mine{packed(sendbuf, count, type)};
   Gathered storage;

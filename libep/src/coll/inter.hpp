@@ -20,7 +20,7 @@ int inter_barrier(Endpoint* e);
 int inter_bcast(Endpoint* e, void* buf, int count, MPI_Datatype type, int root);
 int inter_allgather(Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                     void* recvbuf, int recvcount, MPI_Datatype recvtype);
-int inter_allreduce(Endpoint* e, const void* sendbuf, void* recvbuf, int count,
-                    MPI_Datatype type, MPI_Op op);
+int inter_allreduce(Endpoint* e, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                    MPI_Op op);
 
 }  // namespace ep::detail

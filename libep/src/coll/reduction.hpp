@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "coll/checks.hpp"
+#include "coll/typed.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
-#include "coll/typed.hpp"
 
 namespace ep::detail {
 

@@ -11,9 +11,9 @@
 
 #include "coll/checks.hpp"
 #include "coll/exchange.hpp"
-#include "team/meeting.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
+#include "team/meeting.hpp"
 
 namespace ep {
 

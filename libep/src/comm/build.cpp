@@ -1,12 +1,12 @@
 #include "comm/build.hpp"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <string>
 
-#include <fmt/format.h>
-
-#include "team/local_team.hpp"
 #include "comm/inspect.hpp"
+#include "team/local_team.hpp"
 
 namespace ep::detail {
 

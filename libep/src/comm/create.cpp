@@ -9,8 +9,8 @@
 
 #include "comm/build.hpp"
 #include "comm/inspect.hpp"
-#include "object/error.hpp"
 #include "ep/comm.hpp"
+#include "object/error.hpp"
 
 namespace ep {
 
@@ -18,11 +18,16 @@ namespace {
 
 const char* thread_level_name(int level) {
   switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-    default: return "an unknown thread level";
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return "an unknown thread level";
   }
 }
 
@@ -33,9 +38,10 @@ int check_local(MPI_Comm parent) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
-    std::fputs("libep: ep::Comm_create_endpoints: MPI is not initialised: call "
-               "MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) first\n",
-               stderr);
+    std::fputs(
+        "libep: ep::Comm_create_endpoints: MPI is not initialised: call "
+        "MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) first\n",
+        stderr);
     return MPI_ERR_OTHER;
   }
   int provided = MPI_THREAD_SINGLE;

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "object/endpoint.hpp"
 #include "base/backoff.hpp"
-#include "object/error.hpp"
-#include "ep/comm.hpp"
 #include "comm/build.hpp"
+#include "ep/comm.hpp"
+#include "object/endpoint.hpp"
+#include "object/error.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep {
@@ -44,7 +44,8 @@ int Comm_free(Comm* comm) {
   constexpr const char* fn = "Comm_free";
   if (!comm) return raise(nullptr, MPI_ERR_ARG, fn, "comm is a null pointer");
   Endpoint* e = detail::valid_endpoint(*comm);
-  if (!e) return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle (COMM_NULL or freed)");
+  if (!e)
+    return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle (COMM_NULL or freed)");
   // Requests the user released while active must finish before their
   // endpoint goes away.
   detail::Backoff backoff;
@@ -73,7 +74,8 @@ int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler) {
 int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler) {
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return raise(nullptr, MPI_ERR_COMM, "Comm_get_errhandler", "invalid communicator handle");
-  if (!errhandler) return raise(e, MPI_ERR_ARG, "Comm_get_errhandler", "errhandler is a null pointer");
+  if (!errhandler)
+    return raise(e, MPI_ERR_ARG, "Comm_get_errhandler", "errhandler is a null pointer");
   *errhandler = e->errhandler;
   return MPI_SUCCESS;
 }

@@ -1,17 +1,17 @@
 #include "comm/inspect.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "object/error.hpp"
 #include "ep/inspect.hpp"
+#include "object/error.hpp"
 
 namespace ep::detail {
 
@@ -63,11 +63,12 @@ nlohmann::json document(const CommShared& shared, const Endpoint* viewer) {
   nlohmann::json processes = nlohmann::json::array();
   for (int p = 0; p < shared.mpi_size; ++p) {
     const int world = shared.world_ranks[static_cast<std::size_t>(p)];
-    nlohmann::json entry = {{"mpi_rank", p},
-                            {"world_rank", world},
-                            {"host", host_of(world)},
-                            {"endpoints", shared.map.count_on(p)},
-                            {"leader", shared.map.ranks_on(p).empty() ? -1 : shared.map.ranks_on(p)[0]}};
+    nlohmann::json entry = {
+        {"mpi_rank", p},
+        {"world_rank", world},
+        {"host", host_of(world)},
+        {"endpoints", shared.map.count_on(p)},
+        {"leader", shared.map.ranks_on(p).empty() ? -1 : shared.map.ranks_on(p)[0]}};
     processes.push_back(entry);
   }
   doc["processes"] = processes;
@@ -121,7 +122,8 @@ namespace ep {
 
 int Comm_inspect(Comm comm, std::string* json) {
   detail::Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, "Comm_inspect", "invalid communicator handle");
+  if (!e)
+    return detail::raise(nullptr, MPI_ERR_COMM, "Comm_inspect", "invalid communicator handle");
   if (!json) return detail::raise(e, MPI_ERR_ARG, "Comm_inspect", "json is a null pointer");
   *json = detail::rank_maps_json(*e);
   return MPI_SUCCESS;

@@ -22,11 +22,11 @@
 #include <tuple>
 #include <vector>
 
-#include "comm/build.hpp"
-#include "team/meet.hpp"
 #include "base/backoff.hpp"
+#include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "ep/p2p.hpp"
+#include "team/meet.hpp"
 
 namespace ep {
 
@@ -140,9 +140,9 @@ std::map<PendingKey, Pending> registry;
 // two groups' processes count it on different communicators.)
 int carrier_tag(const PendingKey& key) {
   std::uint64_t h = 1469598103934665603ull;
-  for (std::uint64_t v : {static_cast<std::uint64_t>(std::get<0>(key)),
-                          static_cast<std::uint64_t>(std::get<1>(key)),
-                          static_cast<std::uint64_t>(std::get<2>(key))}) {
+  for (std::uint64_t v :
+       {static_cast<std::uint64_t>(std::get<0>(key)), static_cast<std::uint64_t>(std::get<1>(key)),
+        static_cast<std::uint64_t>(std::get<2>(key))}) {
     h = (h ^ v) * 1099511628211ull;
   }
   return static_cast<int>(h & 0x7fff);
@@ -173,8 +173,8 @@ int make_intercomm(const detail::InterLayout& layout, int tag,
   if (rc != MPI_SUCCESS) {
     *why = "MPI_Comm_create_group failed";
   } else {
-    rc = detail::build_inter(carrier, {MPI_COMM_WORLD, members, tag}, layout, identities, made,
-                             why);
+    rc =
+        detail::build_inter(carrier, {MPI_COMM_WORLD, members, tag}, layout, identities, made, why);
   }
   if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
   return rc;
@@ -226,18 +226,20 @@ struct CreateArrival {
 
 }  // namespace
 
-int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remote_leader,
-                     int tag, Comm* newintercomm) {
+int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remote_leader, int tag,
+                     Comm* newintercomm) {
   constexpr const char* fn = "Intercomm_create";
   Endpoint* e = detail::valid_endpoint(local_comm);
   if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid local communicator handle");
   CommShared& shared = *e->shared;
   // Checks every endpoint of the group makes alike, so all fail together.
-  if (shared.inter) return detail::raise(e, MPI_ERR_COMM, fn, "local_comm is an inter-communicator");
+  if (shared.inter)
+    return detail::raise(e, MPI_ERR_COMM, fn, "local_comm is an inter-communicator");
   if (!newintercomm) return detail::raise(e, MPI_ERR_ARG, fn, "newintercomm is a null pointer");
   if (local_leader < 0 || local_leader >= shared.map.size()) {
-    return detail::raise(e, MPI_ERR_RANK, fn, "invalid local_leader {}: local_comm has {} endpoints",
-                         local_leader, shared.map.size());
+    return detail::raise(e, MPI_ERR_RANK, fn,
+                         "invalid local_leader {}: local_comm has {} endpoints", local_leader,
+                         shared.map.size());
   }
   LocalTeam& team = *shared.team;
   const bool leading = e->rank == local_leader;
@@ -294,9 +296,10 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
         }
       }
     } else if (outcome.why.empty()) {
-      outcome.why = outcome.rc == MPI_ERR_RANK
-                        ? "the remote_leader is not a valid rank of peer_comm other than the local leader"
-                        : "the group leaders could not exchange their groups";
+      outcome.why =
+          outcome.rc == MPI_ERR_RANK
+              ? "the remote_leader is not a valid rank of peer_comm other than the local leader"
+              : "the group leaders could not exchange their groups";
     }
     if (outcome.rc == MPI_SUCCESS) {
       // Both sides must agree which group is first: the one whose rank 0 has
@@ -331,7 +334,8 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
   const detail::Outcome& result = team.peer<detail::Outcome>(0);
   const int rc = result.rc;
   const std::string why = result.why;
-  Endpoint* made = rc == MPI_SUCCESS ? result.by_local[static_cast<std::size_t>(e->local)] : nullptr;
+  Endpoint* made =
+      rc == MPI_SUCCESS ? result.by_local[static_cast<std::size_t>(e->local)] : nullptr;
   team.sync();
   if (made) made->errhandler = e->errhandler;
   *newintercomm = made;
@@ -370,7 +374,8 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
     }
     for (std::size_t p = 0; p < all.size(); p += 2) {
       for (int g = 0; g < 2; ++g) {
-        if (all[p + static_cast<std::size_t>(g)] >= 0) highs[g] = all[p + static_cast<std::size_t>(g)];
+        if (all[p + static_cast<std::size_t>(g)] >= 0)
+          highs[g] = all[p + static_cast<std::size_t>(g)];
       }
     }
     // Low group first; with equal flags MPI leaves the order to us: the
@@ -389,8 +394,8 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       return;
     }
     CommShared* made = nullptr;
-    outcome.rc = detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made,
-                                    &outcome.why);
+    outcome.rc =
+        detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made, &outcome.why);
     if (outcome.rc != MPI_SUCCESS) return;
     for (int l = 0; l < team.size(); ++l) {
       const int u = shared.map.rank_of(shared.mpi_rank, l);
@@ -403,7 +408,8 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
 
 int Comm_test_inter(Comm comm, int* flag) {
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, "Comm_test_inter", "invalid communicator handle");
+  if (!e)
+    return detail::raise(nullptr, MPI_ERR_COMM, "Comm_test_inter", "invalid communicator handle");
   if (!flag) return detail::raise(e, MPI_ERR_ARG, "Comm_test_inter", "flag is a null pointer");
   *flag = e->shared->inter ? 1 : 0;
   return MPI_SUCCESS;

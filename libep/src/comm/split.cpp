@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "comm/build.hpp"
-#include "team/meet.hpp"
-#include "ranks/split_map.hpp"
-#include "object/error.hpp"
 #include "ep/comm.hpp"
+#include "object/error.hpp"
+#include "ranks/split_map.hpp"
+#include "team/meet.hpp"
 
 namespace ep {
 
@@ -43,9 +43,9 @@ int gather_split_args(const CommShared& shared, const std::vector<detail::SplitA
     total += counts[static_cast<std::size_t>(p)];
   }
   std::vector<int> flat(static_cast<std::size_t>(total));
-  const int rc = MPI_Allgatherv(local.data(), 2 * static_cast<int>(local.size()), MPI_INT,
-                                flat.data(), counts.data(), displs.data(), MPI_INT,
-                                shared.mpi_comm);
+  const int rc =
+      MPI_Allgatherv(local.data(), 2 * static_cast<int>(local.size()), MPI_INT, flat.data(),
+                     counts.data(), displs.data(), MPI_INT, shared.mpi_comm);
   if (rc != MPI_SUCCESS) return rc;
   by_rank->assign(static_cast<std::size_t>(map.size()), {});
   for (int p = 0; p < shared.mpi_size; ++p) {
@@ -117,7 +117,8 @@ void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_
 void split_as_leader(const CommShared& shared, Outcome& outcome) {
   const LocalTeam& team = *shared.team;
   std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
-  for (int l = 0; l < team.size(); ++l) local[static_cast<std::size_t>(l)] = team.peer<SplitArrival>(l).args;
+  for (int l = 0; l < team.size(); ++l)
+    local[static_cast<std::size_t>(l)] = team.peer<SplitArrival>(l).args;
   std::vector<detail::SplitArgs> args;
   outcome.rc = gather_split_args(shared, local, &args);
   if (outcome.rc != MPI_SUCCESS) {
@@ -181,8 +182,8 @@ int Comm_dup(Comm comm, Comm* newcomm) {
     }
     CommShared* made = nullptr;
     const detail::ChannelSource channels{shared.mpi_comm};
-    outcome.rc = shared.inter ? detail::build_inter(mpi, channels, shared.layout,
-                                                    shared.identities, &made, &outcome.why)
+    outcome.rc = shared.inter ? detail::build_inter(mpi, channels, shared.layout, shared.identities,
+                                                    &made, &outcome.why)
                               : detail::build_comm(mpi, channels, shared.map, shared.identities,
                                                    &made, &outcome.why);
     if (outcome.rc != MPI_SUCCESS) return;
@@ -205,7 +206,8 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   const SplitArrival arrival{{newcomm ? color : MPI_UNDEFINED, key}};
   const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, fn,
                       [&](Outcome& outcome) { split_as_leader(*e->shared, outcome); });
-  if (rc == MPI_SUCCESS && !newcomm) return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
+  if (rc == MPI_SUCCESS && !newcomm)
+    return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
   return rc;
 }
 
@@ -238,9 +240,9 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
     // Still take part, so that the other endpoints do not wait forever.
     Comm ignored = COMM_NULL;
     Comm_split(comm, MPI_UNDEFINED, key, &ignored);
-    return detail::raise(e, MPI_ERR_ARG, fn,
-                         "split_type {} is not supported: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
-                         split_type);
+    return detail::raise(
+        e, MPI_ERR_ARG, fn,
+        "split_type {} is not supported: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED", split_type);
   }
   return Comm_split(comm, color, key, newcomm);
 }

@@ -11,19 +11,19 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "ranks/inter_map.hpp"
-#include "ranks/rank_map.hpp"
 #include "base/intrusive_fifo.hpp"
 #include "base/spinlock.hpp"
-#include "object/request.hpp"
 #include "ep/types.hpp"
+#include "object/request.hpp"
+#include "ranks/inter_map.hpp"
+#include "ranks/rank_map.hpp"
 #include "ranks/tag_layout.hpp"
 
 namespace ep::detail {
@@ -71,7 +71,7 @@ struct Endpoint {
 Endpoint* valid_endpoint(Comm comm);
 
 struct CommShared {
-  int id = 0;  // process-wide sequence number, for messages
+  int id = 0;             // process-wide sequence number, for messages
   std::string global_id;  // the same in every process: "w<world rank>c<id>" of MPI rank 0
   // The communicator's MPI communicator: exactly the processes that host its
   // endpoints, ranked as in the rank map. Its leaders (local endpoint 0 of
@@ -93,8 +93,8 @@ struct CommShared {
   std::vector<MPI_Comm> acks;
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
-  std::unique_ptr<LocalTeam> team;  // where the endpoints meet for collectives
-  std::atomic<int> live{0};  // endpoints not yet freed
+  std::unique_ptr<LocalTeam> team;                   // where the endpoints meet for collectives
+  std::atomic<int> live{0};                          // endpoints not yet freed
   // Intercomm_create from this communicator, by (first leader, second
   // leader, tag): how many this process has made. Touched only by the
   // team's leader inside the call.

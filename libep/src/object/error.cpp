@@ -10,7 +10,8 @@ namespace ep::detail {
 std::string mpi_error_string(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return fmt::format("MPI error {}", code);
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    return fmt::format("MPI error {}", code);
   return std::string(text, static_cast<std::size_t>(length));
 }
 
@@ -66,7 +67,8 @@ int raise_on(MPI_Comm comm, int error_class, const char* function, std::string_v
 
 int check_mpi(int rc, const Endpoint* endpoint, const char* function, const char* mpi_call) {
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
-  return raise(endpoint, error_class_of(rc), function, "{} failed: {}", mpi_call, mpi_error_string(rc));
+  return raise(endpoint, error_class_of(rc), function, "{} failed: {}", mpi_call,
+               mpi_error_string(rc));
 }
 
 }  // namespace ep::detail

@@ -26,9 +26,9 @@ int raise_on(MPI_Comm comm, int error_class, const char* function, std::string_v
 
 template <class... Args>
 int raise_on(MPI_Comm comm, int error_class, const char* function,
-          fmt::format_string<Args...> format, Args&&... args) {
+             fmt::format_string<Args...> format, Args&&... args) {
   return raise_on(comm, error_class, function,
-               std::string_view(fmt::format(format, std::forward<Args>(args)...)));
+                  std::string_view(fmt::format(format, std::forward<Args>(args)...)));
 }
 
 template <class... Args>

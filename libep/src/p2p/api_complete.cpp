@@ -54,7 +54,8 @@ int raise_in_status(detail::Endpoint* endpoint, int failed, const char* function
 
 int Test(Request* request, int* flag, Status* status) {
   constexpr const char* fn = "Test";
-  if (!request || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
+  if (!request || !flag)
+    return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
   if (*request != REQUEST_NULL && !detail::valid_request(*request)) {
     return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
   }
@@ -252,7 +253,8 @@ int Test_cancelled(const Status* status, int* flag) {
 
 int Get_count(const Status* status, MPI_Datatype datatype, int* count) {
   constexpr const char* fn = "Get_count";
-  if (!status || !count) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
+  if (!status || !count)
+    return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
   if (datatype == MPI_DATATYPE_NULL) {
     return detail::raise(nullptr, MPI_ERR_TYPE, fn, "the datatype is MPI_DATATYPE_NULL");
   }

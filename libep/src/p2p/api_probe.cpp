@@ -81,7 +81,8 @@ int check_matched(void* buf, int count, MPI_Datatype type, Message* message,
   args->endpoint = *message == MESSAGE_NO_PROC ? nullptr : (*message)->endpoint;
   if (!args->endpoint) {
     // MPI_MESSAGE_NO_PROC has no endpoint; only the datatype can be checked.
-    if (count < 0) return detail::raise(nullptr, MPI_ERR_COUNT, function, "negative count {}", count);
+    if (count < 0)
+      return detail::raise(nullptr, MPI_ERR_COUNT, function, "negative count {}", count);
     return MPI_SUCCESS;
   }
   return detail::check_buffer(args->endpoint, buf, count, type, function, &args->layout);
@@ -135,7 +136,8 @@ int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Reques
   detail::MessageArgs args;
   int rc = check_matched(buf, count, datatype, message, &args, fn);
   if (rc != MPI_SUCCESS) return rc;
-  if (!request) return detail::raise(args.endpoint, MPI_ERR_REQUEST, fn, "request is a null pointer");
+  if (!request)
+    return detail::raise(args.endpoint, MPI_ERR_REQUEST, fn, "request is a null pointer");
   if (*message == MESSAGE_NO_PROC) {
     // A receive from MPI_PROC_NULL: complete at once, with no endpoint to
     // progress. It is owned by no endpoint, so errors on it use MPI_COMM_WORLD's handler.

@@ -55,7 +55,8 @@ int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, in
   MessageArgs args;
   int rc = detail::check_send(comm, buf, count, type, dest, tag, function, &args);
   if (rc != MPI_SUCCESS) return rc;
-  if (!request) return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
+  if (!request)
+    return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
   auto* r = new RequestImpl;
   detail::fill_request(r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
   r->persistent = persistent;
@@ -75,7 +76,8 @@ int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int ta
   MessageArgs args;
   int rc = detail::check_recv(comm, buf, count, type, source, tag, function, &args);
   if (rc != MPI_SUCCESS) return rc;
-  if (!request) return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
+  if (!request)
+    return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
   auto* r = new RequestImpl;
   detail::fill_request(r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count, type,
                        source, tag);
@@ -105,8 +107,8 @@ int Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, 
 
 int Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
           Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::standard,
-                          false, "Isend");
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::standard, false,
+                          "Isend");
 }
 int Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
            Request* request) {
@@ -121,8 +123,8 @@ int Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
 
 int Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
               Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::standard,
-                          true, "Send_init");
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::standard, true,
+                          "Send_init");
 }
 int Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
                Request* request) {
@@ -142,8 +144,8 @@ int Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm 
   int rc = detail::check_recv(comm, buf, count, datatype, source, tag, fn, &args);
   if (rc != MPI_SUCCESS) return rc;
   RequestImpl r;
-  detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count,
-                       datatype, source, tag);
+  detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count, datatype,
+                       source, tag);
   rc = detail::start_recv(&r, /*blocking=*/true, fn);
   if (rc != MPI_SUCCESS) return rc;
   detail::wait_request(&r);
@@ -195,12 +197,13 @@ int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
   return rc != MPI_SUCCESS ? rc : recv_rc;
 }
 
-int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                     int source, int recvtag, Comm comm, Status* status) {
+int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                     int recvtag, Comm comm, Status* status) {
   constexpr const char* fn = "Sendrecv_replace";
   MessageArgs args;
   int rc = detail::check_send(comm, buf, count, datatype, dest, sendtag, fn, &args);
-  if (rc == MPI_SUCCESS) rc = detail::check_recv(comm, buf, count, datatype, source, recvtag, fn, &args);
+  if (rc == MPI_SUCCESS)
+    rc = detail::check_recv(comm, buf, count, datatype, source, recvtag, fn, &args);
   if (rc != MPI_SUCCESS) return rc;
   // The outgoing message is packed aside so the buffer can take the incoming one.
   const std::int64_t bytes = std::int64_t{count} * args.layout.size;
@@ -230,7 +233,8 @@ int Start(Request* request) {
 }
 
 int Startall(int count, Request requests[]) {
-  if (count < 0) return detail::raise(nullptr, MPI_ERR_COUNT, "Startall", "negative count {}", count);
+  if (count < 0)
+    return detail::raise(nullptr, MPI_ERR_COUNT, "Startall", "negative count {}", count);
   for (int i = 0; i < count; ++i) {
     const int rc = Start(&requests[i]);
     if (rc != MPI_SUCCESS) return rc;

@@ -32,8 +32,8 @@ int check_tag(Endpoint* e, int tag, bool is_receive, const char* function) {
 
 }  // namespace
 
-int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type,
-                 const char* function, TypeLayout* layout) {
+int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type, const char* function,
+                 TypeLayout* layout) {
   if (count < 0) return raise(e, MPI_ERR_COUNT, function, "negative count {}", count);
   if (type == MPI_DATATYPE_NULL) {
     return raise(e, MPI_ERR_TYPE, function, "the datatype is MPI_DATATYPE_NULL");

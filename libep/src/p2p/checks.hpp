@@ -6,8 +6,8 @@
 // touched, so a rejected call leaves the endpoint as it was.
 #pragma once
 
-#include "object/endpoint.hpp"
 #include "base/datatype.hpp"
+#include "object/endpoint.hpp"
 #include "object/error.hpp"
 
 namespace ep::detail {

@@ -1,9 +1,9 @@
 #include "p2p/engine.hpp"
 
+#include <vector>
+
 #include "base/backoff.hpp"
 #include "object/error.hpp"
-
-#include <vector>
 
 namespace ep::detail {
 

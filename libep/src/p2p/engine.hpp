@@ -46,8 +46,7 @@ void wait_request(RequestImpl* r);
 /// *handle becomes REQUEST_NULL) or makes it inactive (persistent). Returns
 /// the request's error code, raising it through the endpoint's handler
 /// unless `raise_error` is false (the caller raises MPI_ERR_IN_STATUS).
-int finish_request(Request* handle, Status* status, const char* function,
-                   bool raise_error = true);
+int finish_request(Request* handle, Status* status, const char* function, bool raise_error = true);
 
 /// Takes messages of other processes addressed to `endpoint` off MPI and
 /// matches them against its posted receives, queueing the rest.

@@ -33,8 +33,8 @@ int intra_send(RequestImpl* s) {
 
   MatchState& m = destination->match;
   m.lock.lock();
-  RequestImpl* r =
-      m.posted.take_first([&](const RequestImpl& p) { return matches(p.peer, p.tag, source, tag); });
+  RequestImpl* r = m.posted.take_first(
+      [&](const RequestImpl& p) { return matches(p.peer, p.tag, source, tag); });
   if (r) {
     m.posted_count.fetch_sub(1, std::memory_order_relaxed);
     m.lock.unlock();
@@ -42,8 +42,8 @@ int intra_send(RequestImpl* s) {
     r->status.MPI_TAG = tag;
     r->status.count_bytes = bytes;
     r->status.cancelled = 0;
-    r->status.MPI_ERROR = bytes > std::int64_t{r->count} * r->layout.size ? MPI_ERR_TRUNCATE
-                                                                          : MPI_SUCCESS;
+    r->status.MPI_ERROR =
+        bytes > std::int64_t{r->count} * r->layout.size ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     copy_typed(data, {r->buf, r->count, r->type, r->layout});
     r->state.store(RequestImpl::State::complete, std::memory_order_release);
     s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
@@ -56,8 +56,8 @@ int intra_send(RequestImpl* s) {
   message->bytes = bytes;
   // A standard send to oneself is always buffered: waiting for a receive
   // that only this thread can post would hang a blocking Send.
-  const bool eager = s->mode != SendMode::synchronous &&
-                     (bytes <= kEagerLimit || destination == self);
+  const bool eager =
+      s->mode != SendMode::synchronous && (bytes <= kEagerLimit || destination == self);
   if (eager) {
     message->kind = Incoming::Kind::eager;
     message->data = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes));

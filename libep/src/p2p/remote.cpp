@@ -80,7 +80,8 @@ int drain_remote(Endpoint* endpoint) {
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     auto* message = new Incoming;
     message->kind = Incoming::Kind::remote;
-    message->source = shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
+    message->source =
+        shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
     message->tag = envelope.tag;
     message->bytes = bytes;
     message->mpi_message = handle;
@@ -111,7 +112,8 @@ int receive_truncated(Incoming* message, RequestImpl* r) {
   std::vector<std::byte> scratch(static_cast<std::size_t>(message->bytes));
   const int rc = MPI_Mrecv(scratch.data(), static_cast<int>(message->bytes), MPI_BYTE,
                            &message->mpi_message, MPI_STATUS_IGNORE);
-  if (rc == MPI_SUCCESS) unpack(scratch.data(), message->bytes, {r->buf, r->count, r->type, r->layout});
+  if (rc == MPI_SUCCESS)
+    unpack(scratch.data(), message->bytes, {r->buf, r->count, r->type, r->layout});
   r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
   return rc;
 }

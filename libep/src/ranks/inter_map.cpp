@@ -9,7 +9,8 @@ namespace {
 
 // Locations for endpoints listed in the order that numbers their local
 // indices: each process counts its own.
-std::vector<Location> place(const std::vector<int>& processes, std::span<const int> hosts_in_order) {
+std::vector<Location> place(const std::vector<int>& processes,
+                            std::span<const int> hosts_in_order) {
   std::vector<int> next_local(processes.size(), 0);
   std::vector<Location> locations;
   locations.reserve(hosts_in_order.size());

@@ -32,10 +32,10 @@
 namespace ep::detail {
 
 struct InterLayout {
-  std::vector<int> processes;    // world ranks of the carrier's processes, ascending
-  RankMap map;                   // union rank -> (carrier rank, local index)
-  std::vector<int> members[2];   // [group][rank in group] -> union rank
-  std::vector<int> group_of;     // union rank -> group
+  std::vector<int> processes;   // world ranks of the carrier's processes, ascending
+  RankMap map;                  // union rank -> (carrier rank, local index)
+  std::vector<int> members[2];  // [group][rank in group] -> union rank
+  std::vector<int> group_of;    // union rank -> group
   std::vector<int> rank_in_group;
 };
 

@@ -1,8 +1,8 @@
 #include "ranks/rank_map.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace ep::detail {
 
@@ -19,8 +19,8 @@ RankMap RankMap::from_counts(std::span<const int> counts) {
   return map;
 }
 
-std::optional<RankMap> RankMap::from_locations(std::vector<Location> locations,
-                                               int num_processes, std::string* why) {
+std::optional<RankMap> RankMap::from_locations(std::vector<Location> locations, int num_processes,
+                                               std::string* why) {
   RankMap map;
   map.ranks_on_.resize(static_cast<std::size_t>(std::max(num_processes, 0)));
   std::vector<std::vector<int>>& on = map.ranks_on_;

@@ -41,8 +41,8 @@ class RankMap {
   /// A map given endpoint by endpoint over `num_processes` MPI processes.
   /// Returns nullopt and a reason when it is not a valid map (a location
   /// used twice, a process out of range, local ranks not 0..n-1).
-  static std::optional<RankMap> from_locations(std::vector<Location> locations,
-                                               int num_processes, std::string* why);
+  static std::optional<RankMap> from_locations(std::vector<Location> locations, int num_processes,
+                                               std::string* why);
 
   int size() const { return static_cast<int>(locations_.size()); }
   int num_processes() const { return static_cast<int>(ranks_on_.size()); }

@@ -37,7 +37,8 @@ std::vector<SplitGroup> split_groups(const RankMap& old, std::span<const SplitAr
       locations.push_back({static_cast<int>(p), next_local[p]++});
     }
     std::string why;
-    g.map = *RankMap::from_locations(std::move(locations), static_cast<int>(g.processes.size()), &why);
+    g.map =
+        *RankMap::from_locations(std::move(locations), static_cast<int>(g.processes.size()), &why);
     groups.push_back(std::move(g));
   }
   return groups;

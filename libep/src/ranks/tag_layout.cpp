@@ -8,7 +8,8 @@ std::optional<TagLayout> TagLayout::make(int mpi_tag_ub, int max_endpoints_per_p
   if (mpi_tag_ub <= 0 || max_endpoints_per_process < 0) return std::nullopt;
   // Usable bits: every value below 2^bits is a valid MPI tag.
   const int total_bits = std::bit_width(static_cast<unsigned>(mpi_tag_ub) + 1u) - 1;
-  const unsigned locals = static_cast<unsigned>(max_endpoints_per_process > 1 ? max_endpoints_per_process : 1);
+  const unsigned locals =
+      static_cast<unsigned>(max_endpoints_per_process > 1 ? max_endpoints_per_process : 1);
   const int source_bits = std::bit_width(locals - 1u);
   const int user_bits = total_bits - 1 - source_bits;
   if (user_bits < 15) return std::nullopt;

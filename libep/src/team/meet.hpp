@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "object/endpoint.hpp"
-#include "team/local_team.hpp"
-#include "object/error.hpp"
 #include "ep/types.hpp"
+#include "object/endpoint.hpp"
+#include "object/error.hpp"
+#include "team/local_team.hpp"
 
 namespace ep::detail {
 
@@ -43,8 +43,8 @@ int meet(Endpoint* e, const Arrival& arrival, Comm* newcomm, const char* functio
   const Outcome& shared_outcome = team.peer<Outcome>(0);
   const int rc = shared_outcome.rc;
   const std::string why = shared_outcome.why;
-  Endpoint* mine = rc == MPI_SUCCESS ? shared_outcome.by_local[static_cast<std::size_t>(e->local)]
-                                     : nullptr;
+  Endpoint* mine =
+      rc == MPI_SUCCESS ? shared_outcome.by_local[static_cast<std::size_t>(e->local)] : nullptr;
   team.sync();  // the leader's outcome lives on its stack until everyone has read it
   if (mine) mine->errhandler = e->errhandler;  // MPI: a new communicator inherits it
   *newcomm = mine;

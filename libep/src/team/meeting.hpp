@@ -34,8 +34,8 @@
 
 #include <cstdint>
 
-#include "team/local_team.hpp"
 #include "object/endpoint.hpp"
+#include "team/local_team.hpp"
 
 namespace ep::detail {
 
