@@ -31,11 +31,7 @@ int signature_size(MPI_Datatype type) {
 
 Endpoint* coll_endpoint(Comm comm, const char* function, int* rc) {
   Endpoint* e = valid_endpoint(comm);
-  if (!e) {
-    *rc = raise(nullptr, MPI_ERR_COMM, function,
-                comm == nullptr ? "the communicator is ep::COMM_NULL"
-                                : "the communicator handle is not a live endpoint (freed?)");
-  }
+  if (!e) *rc = invalid_comm(comm, function);
   return e;
 }
 

@@ -18,15 +18,9 @@ using detail::CommShared;
 using detail::Endpoint;
 using detail::raise;
 
-namespace detail {
-
-Endpoint* valid_endpoint(Comm comm) { return comm && comm->is_valid() ? comm : nullptr; }
-
-}  // namespace detail
-
 int Comm_rank(Comm comm, int* rank) {
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return raise(nullptr, MPI_ERR_COMM, "Comm_rank", "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, "Comm_rank");
   if (!rank) return raise(e, MPI_ERR_ARG, "Comm_rank", "rank is a null pointer");
   *rank = e->rank;
   return MPI_SUCCESS;
@@ -34,7 +28,7 @@ int Comm_rank(Comm comm, int* rank) {
 
 int Comm_size(Comm comm, int* size) {
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return raise(nullptr, MPI_ERR_COMM, "Comm_size", "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, "Comm_size");
   if (!size) return raise(e, MPI_ERR_ARG, "Comm_size", "size is a null pointer");
   *size = e->shared->group_size(e->group);
   return MPI_SUCCESS;
@@ -44,8 +38,7 @@ int Comm_free(Comm* comm) {
   constexpr const char* fn = "Comm_free";
   if (!comm) return raise(nullptr, MPI_ERR_ARG, fn, "comm is a null pointer");
   Endpoint* e = detail::valid_endpoint(*comm);
-  if (!e)
-    return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle (COMM_NULL or freed)");
+  if (!e) return detail::invalid_comm(*comm, fn);
   // Requests the user released while active must finish before their
   // endpoint goes away.
   detail::Backoff backoff;
@@ -62,7 +55,7 @@ int Comm_free(Comm* comm) {
 int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler) {
   constexpr const char* fn = "Comm_set_errhandler";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, fn);
   if (errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ARE_FATAL) {
     return raise(e, MPI_ERR_ARG, fn,
                  "only MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are supported on endpoints");
@@ -73,7 +66,7 @@ int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler) {
 
 int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler) {
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return raise(nullptr, MPI_ERR_COMM, "Comm_get_errhandler", "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, "Comm_get_errhandler");
   if (!errhandler)
     return raise(e, MPI_ERR_ARG, "Comm_get_errhandler", "errhandler is a null pointer");
   *errhandler = e->errhandler;
@@ -83,7 +76,7 @@ int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler) {
 int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   constexpr const char* fn = "Comm_get_attr";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, fn);
   if (!attribute_val || !flag) return raise(e, MPI_ERR_ARG, fn, "a result pointer is null");
   if (comm_keyval == MPI_TAG_UB) {
     *static_cast<int**>(attribute_val) = &e->shared->user_tag_ub;
@@ -120,7 +113,8 @@ int Comm_compare(Comm comm1, Comm comm2, int* result) {
   constexpr const char* fn = "Comm_compare";
   Endpoint* a = detail::valid_endpoint(comm1);
   Endpoint* b = detail::valid_endpoint(comm2);
-  if (!a || !b) return raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!a) return detail::invalid_comm(comm1, fn);
+  if (!b) return detail::invalid_comm(comm2, fn);
   if (!result) return raise(a, MPI_ERR_ARG, fn, "result is a null pointer");
   const CommShared& x = *a->shared;
   const CommShared& y = *b->shared;

@@ -122,8 +122,7 @@ namespace ep {
 
 int Comm_inspect(Comm comm, std::string* json) {
   detail::Endpoint* e = detail::valid_endpoint(comm);
-  if (!e)
-    return detail::raise(nullptr, MPI_ERR_COMM, "Comm_inspect", "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, "Comm_inspect");
   if (!json) return detail::raise(e, MPI_ERR_ARG, "Comm_inspect", "json is a null pointer");
   *json = detail::rank_maps_json(*e);
   return MPI_SUCCESS;

@@ -230,7 +230,7 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
                      Comm* newintercomm) {
   constexpr const char* fn = "Intercomm_create";
   Endpoint* e = detail::valid_endpoint(local_comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid local communicator handle");
+  if (!e) return detail::invalid_comm(local_comm, fn);
   CommShared& shared = *e->shared;
   // Checks every endpoint of the group makes alike, so all fail together.
   if (shared.inter)
@@ -346,7 +346,7 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
 int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
   constexpr const char* fn = "Intercomm_merge";
   Endpoint* e = detail::valid_endpoint(intercomm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(intercomm, fn);
   if (!e->shared->inter) {
     return detail::raise(e, MPI_ERR_COMM, fn, "the communicator is not an inter-communicator");
   }
@@ -408,8 +408,7 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
 
 int Comm_test_inter(Comm comm, int* flag) {
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e)
-    return detail::raise(nullptr, MPI_ERR_COMM, "Comm_test_inter", "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, "Comm_test_inter");
   if (!flag) return detail::raise(e, MPI_ERR_ARG, "Comm_test_inter", "flag is a null pointer");
   *flag = e->shared->inter ? 1 : 0;
   return MPI_SUCCESS;
@@ -418,7 +417,7 @@ int Comm_test_inter(Comm comm, int* flag) {
 int Comm_remote_size(Comm comm, int* size) {
   constexpr const char* fn = "Comm_remote_size";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, fn);
   if (!e->shared->inter) {
     return detail::raise(e, MPI_ERR_COMM, fn, "the communicator is not an inter-communicator");
   }

@@ -167,7 +167,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
 int Comm_dup(Comm comm, Comm* newcomm) {
   constexpr const char* fn = "Comm_dup";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, fn);
   if (!newcomm) return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
   const int arrival = 0;
   return meet(e, arrival, newcomm, fn, [&](Outcome& outcome) {
@@ -196,7 +196,7 @@ int Comm_dup(Comm comm, Comm* newcomm) {
 int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   constexpr const char* fn = "Comm_split";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, fn);
   if (e->shared->inter) {
     return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
   }
@@ -214,7 +214,7 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
 int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm) {
   constexpr const char* fn = "Comm_split_type";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::raise(nullptr, MPI_ERR_COMM, fn, "invalid communicator handle");
+  if (!e) return detail::invalid_comm(comm, fn);
   if (e->shared->inter) {
     return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
   }

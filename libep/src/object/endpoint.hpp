@@ -70,6 +70,11 @@ struct Endpoint {
 /// The endpoint behind a handle, or nullptr for COMM_NULL and freed handles.
 Endpoint* valid_endpoint(Comm comm);
 
+/// Raises MPI_ERR_COMM for a handle valid_endpoint refused, on behalf of
+/// `function` (the handler of MPI_COMM_WORLD applies: there is no endpoint).
+/// Every public function reports a bad communicator through this one.
+int invalid_comm(Comm comm, const char* function);
+
 struct CommShared {
   int id = 0;             // process-wide sequence number, for messages
   std::string global_id;  // the same in every process: "w<world rank>c<id>" of MPI rank 0

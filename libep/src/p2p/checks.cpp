@@ -7,9 +7,7 @@ namespace {
 int check_comm(Comm comm, const char* function, Endpoint** out) {
   *out = valid_endpoint(comm);
   if (*out) return MPI_SUCCESS;
-  return raise(nullptr, MPI_ERR_COMM, function,
-               comm == nullptr ? "the communicator is ep::COMM_NULL"
-                               : "the communicator handle is not a live endpoint (freed?)");
+  return invalid_comm(comm, function);
 }
 
 int check_peer(Endpoint* e, int rank, bool is_source, const char* function) {
