@@ -6,6 +6,7 @@
 #include <string>
 
 #include "comm/inspect.hpp"
+#include "object/error.hpp"
 #include "team/local_team.hpp"
 
 namespace ep::detail {
@@ -44,75 +45,84 @@ int make_channels(CommShared& shared, const ChannelSource& source) {
       // Senders address a channel by the rank in the communicator's MPI
       // communicator: both must order the processes alike.
       int same = MPI_UNEQUAL;
-      MPI_Comm_compare(*channel, shared.mpi_comm, &same);
+      rc = MPI_Comm_compare(*channel, shared.mpi_comm, &same);
+      if (rc != MPI_SUCCESS) return rc;
       if (same != MPI_CONGRUENT) return MPI_ERR_INTERN;
     }
   }
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-// build_comm without the EP_INSPECT dump, which build_inter makes once its
-// tables are in place.
-static int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
-                      std::vector<std::int64_t> identities, CommShared** out, std::string* why);
-
 // The MPI_COMM_WORLD ranks of the processes, and a name for the
 // communicator that every process agrees on (for EP_INSPECT dumps).
-static int identify(CommShared& shared) {
+int identify(CommShared& shared) {
   MPI_Group group = MPI_GROUP_NULL;
   MPI_Group world = MPI_GROUP_NULL;
-  MPI_Comm_group(shared.mpi_comm, &group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int rc = MPI_Comm_group(shared.mpi_comm, &group);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_group(MPI_COMM_WORLD, &world);
   std::vector<int> ranks(static_cast<std::size_t>(shared.mpi_size));
   for (std::size_t p = 0; p < ranks.size(); ++p) ranks[p] = static_cast<int>(p);
   shared.world_ranks.resize(ranks.size());
-  int rc = MPI_Group_translate_ranks(group, shared.mpi_size, ranks.data(), world,
-                                     shared.world_ranks.data());
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Group_translate_ranks(group, shared.mpi_size, ranks.data(), world,
+                                   shared.world_ranks.data());
+  }
+  for (MPI_Group* g : {&group, &world}) {
+    if (*g != MPI_GROUP_NULL) keep_first_error(&rc, MPI_Group_free(g));
+  }
+  if (rc != MPI_SUCCESS) return rc;
   int name[2] = {shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)], shared.id};
-  if (rc == MPI_SUCCESS) rc = MPI_Bcast(name, 2, MPI_INT, 0, shared.mpi_comm);
+  rc = MPI_Bcast(name, 2, MPI_INT, 0, shared.mpi_comm);
   shared.global_id = fmt::format("w{}c{}", name[0], name[1]);
   return rc;
 }
 
-int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
-               std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
-  const int rc = build_part(mpi_comm, channels, std::move(map), std::move(identities), out, why);
-  if (rc == MPI_SUCCESS) dump_if_requested(**out);
-  return rc;
-}
-
-static int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
-                      std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
-  auto shared = std::make_unique<CommShared>();
-  shared->mpi_comm = mpi_comm;
-  MPI_Comm_set_errhandler(mpi_comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(mpi_comm, &shared->mpi_rank);
-  MPI_Comm_size(mpi_comm, &shared->mpi_size);
-  shared->map = std::move(map);
-  shared->identities = std::move(identities);
-
+// What MPI says of the communicator a CommShared takes over, and the tag
+// bound its user tags must leave room under.
+int adopt(CommShared& shared, MPI_Comm mpi_comm, int* mpi_tag_ub, std::string* why) {
+  shared.mpi_comm = mpi_comm;
+  int rc = MPI_Comm_set_errhandler(mpi_comm, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(mpi_comm, &shared.mpi_rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(mpi_comm, &shared.mpi_size);
   // MPI caches MPI_TAG_UB on MPI_COMM_WORLD; duplicates of other
   // communicators need not carry it (Open MPI's MPI_COMM_SELF does not).
-  int* mpi_tag_ub = nullptr;
+  int* attribute = nullptr;
   int flag = 0;
-  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &mpi_tag_ub, &flag);
-  const int tag_ub = flag ? *mpi_tag_ub : TagLayout::kMinUserTagUb;
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &attribute, &flag);
+  if (rc != MPI_SUCCESS) {
+    *why =
+        fmt::format("MPI could not describe the new MPI communicator ({})", mpi_error_string(rc));
+    return rc;
+  }
+  *mpi_tag_ub = flag ? *attribute : TagLayout::kMinUserTagUb;
+  return MPI_SUCCESS;
+}
+
+// build_comm without the EP_INSPECT dump, which build_inter makes once its
+// tables are in place.
+int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
+               std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
+  auto shared = std::make_unique<CommShared>();
+  shared->map = std::move(map);
+  shared->identities = std::move(identities);
+  int tag_ub = 0;
+  int rc = adopt(*shared, mpi_comm, &tag_ub, why);
+  if (rc != MPI_SUCCESS) {
+    release_shared(shared.release());
+    return rc;
+  }
   auto layout = TagLayout::make(tag_ub, shared->map.max_per_process());
   if (!layout) {
     *why = fmt::format(
         "{} endpoints in one process leave fewer tag bits than MPI requires (the MPI's "
         "MPI_TAG_UB is {}): use fewer endpoints per process",
         shared->map.max_per_process(), tag_ub);
-    MPI_Comm_free(&shared->mpi_comm);
+    release_shared(shared.release());
     return MPI_ERR_OTHER;
   }
   shared->tags = *layout;
   shared->user_tag_ub = layout->user_tag_ub();
-  const int rc = make_channels(*shared, channels);
+  rc = make_channels(*shared, channels);
   if (rc != MPI_SUCCESS) {
     *why = rc == MPI_ERR_INTERN ? "a channel ranks the processes unlike the communicator"
            : channels.group == MPI_GROUP_NULL ? "MPI_Comm_dup of a channel failed"
@@ -122,10 +132,12 @@ static int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap 
   }
 
   shared->id = next_comm_id.fetch_add(1);
-  if (identify(*shared) != MPI_SUCCESS) {
-    *why = "MPI_Bcast of the communicator's name failed";
+  rc = identify(*shared);
+  if (rc != MPI_SUCCESS) {
+    *why =
+        fmt::format("naming the communicator across processes failed ({})", mpi_error_string(rc));
     release_shared(shared.release());
-    return MPI_ERR_OTHER;
+    return rc;
   }
   const int local_count = shared->map.count_on(shared->mpi_rank);
   shared->team = std::make_unique<LocalTeam>(local_count);
@@ -140,6 +152,15 @@ static int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap 
   shared->live.store(local_count);
   *out = shared.release();
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
+               std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
+  const int rc = build_part(mpi_comm, channels, std::move(map), std::move(identities), out, why);
+  if (rc == MPI_SUCCESS) dump_if_requested(**out);
+  return rc;
 }
 
 int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayout& layout,
@@ -160,24 +181,27 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
   return MPI_SUCCESS;
 }
 
-void release_shared(CommShared* shared) {
+int release_shared(CommShared* shared) {
+  int rc = MPI_SUCCESS;
+  const auto keep_first = [&rc](int call_rc) { keep_first_error(&rc, call_rc); };
   for (auto& endpoint : shared->endpoints) {
     while (Incoming* message = endpoint->match.unexpected.pop_front()) {
       // Unreceived remote messages still belong to MPI; receive and drop them.
       if (message->kind == Incoming::Kind::remote) {
-        MPI_Mrecv(nullptr, 0, MPI_BYTE, &message->mpi_message, MPI_STATUS_IGNORE);
+        keep_first(MPI_Mrecv(nullptr, 0, MPI_BYTE, &message->mpi_message, MPI_STATUS_IGNORE));
       }
       delete message;
     }
   }
   for (MPI_Comm& c : shared->inbox) {
-    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    if (c != MPI_COMM_NULL) keep_first(MPI_Comm_free(&c));
   }
   for (MPI_Comm& c : shared->acks) {
-    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    if (c != MPI_COMM_NULL) keep_first(MPI_Comm_free(&c));
   }
-  if (shared->mpi_comm != MPI_COMM_NULL) MPI_Comm_free(&shared->mpi_comm);
+  if (shared->mpi_comm != MPI_COMM_NULL) keep_first(MPI_Comm_free(&shared->mpi_comm));
   delete shared;
+  return rc;
 }
 
 }  // namespace ep::detail

@@ -38,7 +38,9 @@ int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
 int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayout& layout,
                 std::vector<std::int64_t> identities, CommShared** out, std::string* why);
 
-/// Frees the MPI communicators and endpoints of a communicator's process part.
-void release_shared(CommShared* shared);
+/// Frees the MPI communicators and endpoints of a communicator's process
+/// part. Everything is released even if an MPI call fails; returns the
+/// first failure's MPI error code.
+int release_shared(CommShared* shared);
 
 }  // namespace ep::detail

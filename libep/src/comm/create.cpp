@@ -33,11 +33,15 @@ const char* thread_level_name(int level) {
 
 constexpr const char* fn = "Comm_create_endpoints";
 
+int mpi_failed(MPI_Comm parent, int rc, const char* mpi_call) {
+  return detail::raise_on(parent, detail::error_class_of(rc), fn, "{} failed: {}", mpi_call,
+                          detail::mpi_error_string(rc));
+}
+
 // Checks what can be checked before any process talks to another.
 int check_local(MPI_Comm parent) {
   int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
+  if (MPI_Initialized(&initialized) != MPI_SUCCESS || !initialized) {
     std::fputs(
         "libep: ep::Comm_create_endpoints: MPI is not initialised: call "
         "MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) first\n",
@@ -45,7 +49,11 @@ int check_local(MPI_Comm parent) {
     return MPI_ERR_OTHER;
   }
   int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
+  int rc = MPI_Query_thread(&provided);
+  if (rc != MPI_SUCCESS) {
+    return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Query_thread failed: {}",
+                            detail::mpi_error_string(rc));
+  }
   if (provided != MPI_THREAD_MULTIPLE) {
     return detail::raise_on(
         parent, MPI_ERR_OTHER, fn,
@@ -58,7 +66,12 @@ int check_local(MPI_Comm parent) {
     return detail::raise_on(parent, MPI_ERR_COMM, fn, "parent is MPI_COMM_NULL");
   }
   int inter = 0;
-  MPI_Comm_test_inter(parent, &inter);
+  rc = MPI_Comm_test_inter(parent, &inter);
+  if (rc != MPI_SUCCESS) {
+    return detail::raise_on(parent, detail::error_class_of(rc), fn,
+                            "parent is not a valid communicator (MPI_Comm_test_inter: {})",
+                            detail::mpi_error_string(rc));
+  }
   if (inter) return detail::raise_on(parent, MPI_ERR_COMM, fn, "parent is an inter-communicator");
   return MPI_SUCCESS;
 }
@@ -75,34 +88,35 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   // of call (make_channels in build.cpp says why).
   int size = 0;
   int rank = 0;
-  MPI_Comm_size(parent, &size);
-  MPI_Comm_rank(parent, &rank);
+  int world_rank = 0;
+  rc = MPI_Comm_size(parent, &size);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(parent, &rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  if (rc != MPI_SUCCESS) return mpi_failed(parent, rc, "MPI_Comm_size/MPI_Comm_rank");
 
   // Every process learns every count, so a bad count anywhere fails the call
   // everywhere instead of leaving the other processes waiting; with it come
   // what makes each endpoint's identity (world rank, creation number).
   static std::atomic<std::int64_t> created{0};
-  int world_rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   const int mine[3] = {(num_ep > 0 && out == nullptr) ? -2 : num_ep,
                        static_cast<int>(created.fetch_add(std::max(num_ep, 0))), world_rank};
   std::vector<int> gathered(3 * static_cast<std::size_t>(size));
   rc = MPI_Allgather(mine, 3, MPI_INT, gathered.data(), 3, MPI_INT, parent);
-  if (rc != MPI_SUCCESS) {
-    return detail::raise_on(parent, detail::error_class_of(rc), fn, "MPI_Allgather failed");
-  }
+  if (rc != MPI_SUCCESS) return mpi_failed(parent, rc, "MPI_Allgather");
   // Host names, for rank maps shown to people (comm/inspect.hpp).
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int name_length = 0;
-  MPI_Get_processor_name(name, &name_length);
+  rc = MPI_Get_processor_name(name, &name_length);
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-  if (MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
-                    MPI_CHAR, parent) == MPI_SUCCESS) {
-    for (int p = 0; p < size; ++p) {
-      const char* host = names.data() + static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME;
-      detail::remember_host(gathered[3 * static_cast<std::size_t>(p) + 2],
-                            std::string(host, strnlen(host, MPI_MAX_PROCESSOR_NAME)));
-    }
+  // Every process takes part in the exchange, also one whose name failed.
+  const int gather_rc = MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
+                                      MPI_MAX_PROCESSOR_NAME, MPI_CHAR, parent);
+  if (rc != MPI_SUCCESS) return mpi_failed(parent, rc, "MPI_Get_processor_name");
+  if (gather_rc != MPI_SUCCESS) return mpi_failed(parent, gather_rc, "MPI_Allgather of host names");
+  for (int p = 0; p < size; ++p) {
+    const char* host = names.data() + static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME;
+    detail::remember_host(gathered[3 * static_cast<std::size_t>(p) + 2],
+                          std::string(host, strnlen(host, MPI_MAX_PROCESSOR_NAME)));
   }
   std::vector<int> counts;
   std::vector<std::int64_t> identities;
@@ -143,7 +157,7 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
     if (rc == MPI_SUCCESS && num_ep > 0) {
       rc = MPI_Group_incl(everyone, static_cast<int>(hosting.size()), hosting.data(), &host_group);
     }
-    if (everyone != MPI_GROUP_NULL) MPI_Group_free(&everyone);
+    if (everyone != MPI_GROUP_NULL) detail::keep_first_error(&rc, MPI_Group_free(&everyone));
     std::erase(counts, 0);
   }
   if (rc != MPI_SUCCESS) {
@@ -156,7 +170,13 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   std::string why;
   rc = detail::build_comm(hosts, {parent, host_group, 0}, detail::RankMap::from_counts(counts),
                           std::move(identities), &shared, &why);
-  if (host_group != MPI_GROUP_NULL) MPI_Group_free(&host_group);
+  if (host_group != MPI_GROUP_NULL) {
+    const int free_rc = MPI_Group_free(&host_group);
+    if (rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
+      rc = free_rc;
+      why = "MPI_Group_free of the hosting processes' group failed";
+    }
+  }
   if (rc != MPI_SUCCESS) return detail::raise_on(parent, detail::error_class_of(rc), fn, why);
   for (int local = 0; local < num_ep; ++local) {
     out[local] = shared->endpoints[static_cast<std::size_t>(local)].get();

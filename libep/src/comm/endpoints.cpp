@@ -48,7 +48,11 @@ int Comm_free(Comm* comm) {
   CommShared* shared = e->shared;
   // The last endpoint of the process releases the shared state; endpoint
   // objects stay until then because other endpoints may still deliver to them.
-  if (shared->live.fetch_sub(1, std::memory_order_acq_rel) == 1) detail::release_shared(shared);
+  if (shared->live.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // The endpoint went with the shared state: MPI_COMM_WORLD's handler applies.
+    return detail::check_mpi(detail::release_shared(shared), nullptr, fn,
+                             "releasing the communicator's MPI communicators");
+  }
   return MPI_SUCCESS;
 }
 

@@ -59,23 +59,14 @@ struct GroupInfo {
   }
 };
 
-// Step 1, run by the leader of each process of the group.
+// Step 1, run by the leader of each process of the group: the group's
+// processes by MPI_COMM_WORLD rank (build.cpp found them when the
+// communicator was made) and its endpoints' identities.
 int describe_group(const CommShared& shared, GroupInfo* info) {
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  MPI_Comm_group(shared.mpi_comm, &group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  std::vector<int> process_ranks(static_cast<std::size_t>(shared.mpi_size));
-  std::vector<int> world_ranks(process_ranks.size());
-  for (std::size_t p = 0; p < process_ranks.size(); ++p) process_ranks[p] = static_cast<int>(p);
-  const int rc = MPI_Group_translate_ranks(group, shared.mpi_size, process_ranks.data(), world,
-                                           world_ranks.data());
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
-  if (rc != MPI_SUCCESS) return rc;
   info->hosts.clear();
   for (int r = 0; r < shared.map.size(); ++r) {
-    info->hosts.push_back(world_ranks[static_cast<std::size_t>(shared.map.at(r).mpi_rank)]);
+    const auto process = static_cast<std::size_t>(shared.map.at(r).mpi_rank);
+    info->hosts.push_back(shared.world_ranks[process]);
   }
   info->identities = shared.identities;
   return MPI_SUCCESS;
@@ -157,7 +148,7 @@ int carrier_group(const detail::InterLayout& layout, MPI_Group* members) {
     rc = MPI_Group_incl(world, static_cast<int>(layout.processes.size()), layout.processes.data(),
                         members);
   }
-  if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
+  if (world != MPI_GROUP_NULL) detail::keep_first_error(&rc, MPI_Group_free(&world));
   return rc;
 }
 
@@ -176,7 +167,13 @@ int make_intercomm(const detail::InterLayout& layout, int tag,
     rc =
         detail::build_inter(carrier, {MPI_COMM_WORLD, members, tag}, layout, identities, made, why);
   }
-  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
+  if (members != MPI_GROUP_NULL) {
+    const int free_rc = MPI_Group_free(&members);
+    if (rc == MPI_SUCCESS) {
+      rc = free_rc;
+      if (rc != MPI_SUCCESS) *why = "MPI_Group_free failed";
+    }
+  }
   return rc;
 }
 
@@ -312,8 +309,7 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
       const detail::InterLayout layout = detail::inter_layout(first_hosts, second_hosts);
       std::vector<std::int64_t> identities(first.identities);
       identities.insert(identities.end(), second.identities.begin(), second.identities.end());
-      int world_rank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+      const int world_rank = shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)];
       const int occurrence =
           shared.intercomms_made[{first.identities.front(), second.identities.front(), tag}]++;
       const PendingKey key{first.identities.front(), second.identities.front(), tag, occurrence};

@@ -68,7 +68,7 @@ int group_of(const CommShared& shared, const detail::SplitGroup& group, MPI_Grou
     rc = MPI_Group_incl(all, static_cast<int>(group.processes.size()), group.processes.data(),
                         members);
   }
-  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  if (all != MPI_GROUP_NULL) detail::keep_first_error(&rc, MPI_Group_free(&all));
   return rc;
 }
 
@@ -157,9 +157,61 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     } else {
       adopt_group(shared, group, mpi, members, outcome);
     }
-    if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
+    if (members != MPI_GROUP_NULL) {
+      const int free_rc = MPI_Group_free(&members);
+      if (outcome.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
+        outcome.rc = free_rc;
+        outcome.why = "MPI_Group_free failed";
+      }
+    }
     if (outcome.rc != MPI_SUCCESS) return;
   }
+}
+
+// The split of Comm_split and Comm_split_type (errors name `function`).
+int split(Endpoint* e, int color, int key, Comm* newcomm, const char* function) {
+  // A null result pointer is a local error, but the others are already on
+  // their way into the split: take part with MPI_UNDEFINED, then report it.
+  Comm ignored = COMM_NULL;
+  const SplitArrival arrival{{newcomm ? color : MPI_UNDEFINED, key}};
+  const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, function,
+                      [&](Outcome& outcome) { split_as_leader(*e->shared, outcome); });
+  if (rc == MPI_SUCCESS && !newcomm)
+    return detail::raise(e, MPI_ERR_ARG, function, "newcomm is a null pointer");
+  return rc;
+}
+
+// The color of this process's node for Comm_split_type: the smallest MPI
+// rank among the communicator's processes that share its memory. Made by the
+// leader; `failed` names the MPI call that failed, if one did.
+struct NodeColor {
+  int rc = MPI_SUCCESS;
+  const char* failed = nullptr;
+  int color = 0;
+};
+
+NodeColor node_color(const CommShared& shared, MPI_Info info) {
+  NodeColor out;
+  MPI_Comm node = MPI_COMM_NULL;
+  // Every process is in before the creation (make_channels in build.cpp).
+  out.rc = MPI_Barrier(shared.mpi_comm);
+  if (out.rc != MPI_SUCCESS) {
+    out.failed = "MPI_Barrier";
+    return out;
+  }
+  out.rc = MPI_Comm_split_type(shared.mpi_comm, MPI_COMM_TYPE_SHARED, 0, info, &node);
+  if (out.rc != MPI_SUCCESS) {
+    out.failed = "MPI_Comm_split_type";
+    return out;
+  }
+  out.rc = MPI_Allreduce(&shared.mpi_rank, &out.color, 1, MPI_INT, MPI_MIN, node);
+  if (out.rc != MPI_SUCCESS) out.failed = "MPI_Allreduce";
+  const int free_rc = MPI_Comm_free(&node);
+  if (out.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
+    out.rc = free_rc;
+    out.failed = "MPI_Comm_free";
+  }
+  return out;
 }
 
 }  // namespace
@@ -200,15 +252,7 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   if (e->shared->inter) {
     return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
   }
-  // A null result pointer is a local error, but the others are already on
-  // their way into the split: take part with MPI_UNDEFINED, then report it.
-  Comm ignored = COMM_NULL;
-  const SplitArrival arrival{{newcomm ? color : MPI_UNDEFINED, key}};
-  const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, fn,
-                      [&](Outcome& outcome) { split_as_leader(*e->shared, outcome); });
-  if (rc == MPI_SUCCESS && !newcomm)
-    return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
-  return rc;
+  return split(e, color, key, newcomm, fn);
 }
 
 int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm) {
@@ -223,28 +267,26 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   // takes part in finding it, whatever its split_type, so that the team's
   // steps stay matched.
   LocalTeam& team = *e->shared->team;
-  int node_color = 0;
+  NodeColor found;
   team.sync();
   if (e->local == 0) {
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Barrier(e->shared->mpi_comm);  // every process is in before the creation (build.cpp)
-    MPI_Comm_split_type(e->shared->mpi_comm, MPI_COMM_TYPE_SHARED, 0, info, &node);
-    MPI_Allreduce(&e->shared->mpi_rank, &node_color, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    team.slot(0) = &node_color;
+    found = node_color(*e->shared, info);
+    team.slot(0) = &found;
   }
   team.sync();
-  const int color = split_type == MPI_COMM_TYPE_SHARED ? team.peer<int>(0) : MPI_UNDEFINED;
+  const NodeColor node = team.peer<NodeColor>(0);
   team.sync();
+  if (node.rc != MPI_SUCCESS) return detail::check_mpi(node.rc, e, fn, node.failed);
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     // Still take part, so that the other endpoints do not wait forever.
     Comm ignored = COMM_NULL;
-    Comm_split(comm, MPI_UNDEFINED, key, &ignored);
+    split(e, MPI_UNDEFINED, key, &ignored, fn);
     return detail::raise(
         e, MPI_ERR_ARG, fn,
         "split_type {} is not supported: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED", split_type);
   }
-  return Comm_split(comm, color, key, newcomm);
+  const int color = split_type == MPI_COMM_TYPE_SHARED ? node.color : MPI_UNDEFINED;
+  return split(e, color, key, newcomm, fn);
 }
 
 }  // namespace ep

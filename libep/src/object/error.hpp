@@ -42,6 +42,12 @@ int raise(const Endpoint* endpoint, int error_class, const char* function,
 /// error, with MPI's own error string; MPI_SUCCESS passes through.
 int check_mpi(int rc, const Endpoint* endpoint, const char* function, const char* mpi_call);
 
+/// For a sequence of MPI calls that must all be made (releasing handles):
+/// keeps the first failure in *rc.
+inline void keep_first_error(int* rc, int call_rc) {
+  if (*rc == MPI_SUCCESS) *rc = call_rc;
+}
+
 /// "endpoint 3 of communicator #2 (process 1, local endpoint 1)"
 std::string describe(const Endpoint* endpoint);
 
