@@ -9,10 +9,22 @@
 //
 // \note Every function here is collective over all endpoints of `comm`: each
 // endpoint must call the same collectives in the same order, as every MPI
-// process must. With EP_CHECK_COLLECTIVES=1 in the environment, the endpoints
-// first compare what they called (collective, root, count, datatype size) and
-// a mismatch fails every endpoint with MPI_ERR_OTHER naming the first rank
-// that differs, instead of hanging.
+// process must, and the endpoints of a process must be in the call at the
+// same time, each on its own thread (ep/ep.hpp). Collectives on different
+// communicators may run concurrently.
+//
+// Errors. Arguments MPI requires to be the same on every rank (root, op, the
+// count and datatype of the non-v collectives) are checked first; when they
+// are bad every endpoint fails alike (MPI_ERR_ROOT, MPI_ERR_OP,
+// MPI_ERR_COUNT, MPI_ERR_TYPE) without waiting for the others. An error in
+// an endpoint's own arguments (MPI_IN_PLACE where it may not be used, a
+// negative count or a null array of the v-variants) is raised at the end of
+// the call: the endpoint takes part with empty data so that nobody waits for
+// it in vain, and what the others receive is then undefined. Endpoints that
+// call different collectives, roots or sizes make an erroneous program, as
+// MPI processes would; with EP_CHECK_COLLECTIVES=1 in the environment they
+// all fail with MPI_ERR_OTHER naming the first rank that differs, instead of
+// hanging (docs/environment.md).
 //
 // On inter-communicators Barrier, Bcast, Allgather and Allreduce follow MPI's
 // inter-communicator rules; the others return MPI_ERR_COMM.
@@ -22,90 +34,100 @@
 
 namespace ep {
 
-/// Returns once every endpoint of `comm` has entered.
+/// As MPI_Barrier: returns once every endpoint of `comm` has entered (on an
+/// inter-communicator, every endpoint of both groups).
 /// \note Collective over all endpoints of `comm`.
 int Barrier(Comm comm);
 
-/// The root's buffer is copied to every endpoint's buffer.
+/// As MPI_Bcast: the root's buffer is copied to every endpoint's buffer.
+/// MPI_IN_PLACE gives MPI_ERR_BUFFER. On an inter-communicator the root
+/// passes MPI_ROOT, the rest of its group MPI_PROC_NULL, and the other group
+/// the root's rank.
 /// \note Collective over all endpoints of `comm`.
 int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm);
 
-/// Rank r's send buffer lands in block r of the root's receive buffer.
-/// MPI_IN_PLACE as the root's sendbuf: its block is already in place.
+/// As MPI_Gather: rank r's send buffer lands in block r of the root's
+/// receive buffer. MPI_IN_PLACE as the root's sendbuf: its block is already
+/// in place.
 /// \note Collective over all endpoints of `comm`.
 int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
            MPI_Datatype recvtype, int root, Comm comm);
 
-/// As Gather, with rank r's block of recvcounts[r] elements at displs[r].
+/// As MPI_Gatherv: rank r's block of recvcounts[r] elements at displs[r].
 /// \note Collective over all endpoints of `comm`.
 int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, Comm comm);
 
-/// Block r of the root's send buffer goes to rank r. MPI_IN_PLACE as the
-/// root's recvbuf: the root keeps its block where it is.
+/// As MPI_Scatter: block r of the root's send buffer goes to rank r.
+/// MPI_IN_PLACE as the root's recvbuf: the root keeps its block where it is.
 /// \note Collective over all endpoints of `comm`.
 int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
             MPI_Datatype recvtype, int root, Comm comm);
 
-/// As Scatter, with rank r's block of sendcounts[r] elements at displs[r].
+/// As MPI_Scatterv: rank r's block of sendcounts[r] elements at displs[r].
 /// \note Collective over all endpoints of `comm`.
 int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm comm);
 
-/// Every endpoint receives every rank's block, in rank order. MPI_IN_PLACE
-/// as sendbuf: an endpoint's own block is already in its recvbuf.
+/// As MPI_Allgather: every endpoint receives every rank's block, in rank
+/// order. MPI_IN_PLACE as sendbuf: an endpoint's own block is already in its
+/// recvbuf. On an inter-communicator each group receives the other group's
+/// blocks.
 /// \note Collective over all endpoints of `comm`.
 int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, Comm comm);
 
-/// As Allgather, with rank r's block of recvcounts[r] elements at displs[r].
+/// As MPI_Allgatherv: rank r's block of recvcounts[r] elements at displs[r].
 /// \note Collective over all endpoints of `comm`.
 int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm);
 
-/// Block j of rank i's sendbuf lands in block i of rank j's recvbuf.
-/// MPI_IN_PLACE as sendbuf: the data to send is taken from recvbuf.
+/// As MPI_Alltoall: block j of rank i's sendbuf lands in block i of rank j's
+/// recvbuf. MPI_IN_PLACE as sendbuf: the data to send is taken from recvbuf.
 /// \note Collective over all endpoints of `comm`.
 int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, Comm comm);
 
-/// As Alltoall, with per-rank counts and displacements on both sides.
+/// As MPI_Alltoallv, with per-rank counts and displacements on both sides.
 /// \note Collective over all endpoints of `comm`.
 int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, Comm comm);
 
-/// The root receives sendbuf(0) op sendbuf(1) op ... in rank order.
-/// MPI_IN_PLACE as the root's sendbuf: its contribution is in recvbuf.
+/// As MPI_Reduce: the root receives sendbuf(0) op sendbuf(1) op ... in rank
+/// order. MPI_IN_PLACE as the root's sendbuf: its contribution is in recvbuf.
 /// \note Collective over all endpoints of `comm`.
 int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
            int root, Comm comm);
 
-/// As Reduce, with the result at every endpoint. MPI_IN_PLACE as sendbuf:
-/// an endpoint's contribution is in its recvbuf.
+/// As MPI_Allreduce: the result at every endpoint. MPI_IN_PLACE as sendbuf:
+/// an endpoint's contribution is in its recvbuf. On an inter-communicator
+/// each group receives the reduction of the other group's contributions.
 /// \note Collective over all endpoints of `comm`.
 int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               Comm comm);
 
-/// The reduction of vectors of sum(recvcounts) elements; rank r receives
-/// its recvcounts[r] elements, in rank order. MPI_IN_PLACE as sendbuf: the
-/// input vector is in recvbuf.
+/// As MPI_Reduce_scatter: the reduction of vectors of sum(recvcounts)
+/// elements; rank r receives its recvcounts[r] elements, in rank order.
+/// MPI_IN_PLACE as sendbuf: the input vector is in recvbuf. A vector of more
+/// than INT_MAX elements gives MPI_ERR_COUNT.
 /// \note Collective over all endpoints of `comm`.
 int Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                    MPI_Datatype datatype, MPI_Op op, Comm comm);
 
-/// As Reduce_scatter with recvcount elements for every rank.
+/// As MPI_Reduce_scatter_block: Reduce_scatter with recvcount elements for
+/// every rank.
 /// \note Collective over all endpoints of `comm`.
 int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                          MPI_Op op, Comm comm);
 
-/// Rank r receives sendbuf(0) op ... op sendbuf(r).
+/// As MPI_Scan: rank r receives sendbuf(0) op ... op sendbuf(r).
 /// \note Collective over all endpoints of `comm`.
 int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
          Comm comm);
 
-/// Rank r > 0 receives sendbuf(0) op ... op sendbuf(r-1); rank 0's recvbuf
-/// is left untouched (MPI leaves it undefined).
+/// As MPI_Exscan: rank r > 0 receives sendbuf(0) op ... op sendbuf(r-1);
+/// rank 0's recvbuf is left untouched (MPI leaves it undefined).
 /// \note Collective over all endpoints of `comm`.
 int Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
            Comm comm);

@@ -6,13 +6,15 @@
 
 namespace ep {
 
-/// Local: the rank maps of `comm` as a JSON document (schema
-/// results/rank-map.schema.json): for every endpoint its rank, hosting
-/// process (rank in the communicator's MPI communicator, rank in
-/// MPI_COMM_WORLD, host name) and local rank; per process its endpoint count
-/// and leader; for an inter-communicator the local, remote and intercomm
-/// maps. Setting EP_INSPECT=DIR makes libep write every new communicator's
-/// maps to DIR/<communicator>.w<world rank>.json, one file per process.
+/// No MPI namesake: the rank maps of `comm` as a JSON document (schema
+/// results/rank-map.schema.json of the libep repository): for every endpoint
+/// its rank, hosting process (rank in the communicator's MPI communicator,
+/// rank in MPI_COMM_WORLD, host name) and local rank; per process its
+/// endpoint count and leader; for an inter-communicator the local, remote
+/// and intercomm maps. Local: it asks no other endpoint or process.
+/// EP_INSPECT=DIR in the environment makes libep write every new
+/// communicator's maps to DIR/<communicator>.w<world rank>.json, one file per
+/// process (docs/environment.md), for `ep-inspect read DIR`.
 int Comm_inspect(Comm comm, std::string* json);
 
 }  // namespace ep

@@ -1,5 +1,6 @@
 #pragma once
 
+// Which libep this is; any thread may ask, at any time, also outside MPI.
 namespace ep {
 /// The libep version, "major.minor.patch".
 const char* version();
