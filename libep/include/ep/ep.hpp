@@ -18,7 +18,8 @@
 // endpoints, and the endpoints of a process meet inside them: every endpoint
 // of the process must be in the call at the same time, each on its own
 // thread; one thread calling a collective for two endpoints in turn waits
-// forever. Comm_create_endpoints differs: one thread per process calls it.
+// forever. Two functions differ: one thread per process calls
+// Comm_create_endpoints, and Comm_free does not wait for the other endpoints.
 //
 // Errors. Every function returns an MPI error code. An error goes through the
 // error handler of the endpoint it happened on (Comm_set_errhandler):
