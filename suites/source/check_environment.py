@@ -7,12 +7,15 @@ script in scripts/ expands it ($NAME, ${NAME...}). The check fails when
   * a getenv in libep/ or tools/ reads a name the document does not list;
   * a getenv's name cannot be told (neither a string literal in the call nor
     string literals on the lines just above it, as in a loop over names);
+  * a script expands a name of the project's own (EP_..., LIBEP_...,
+    BENCH_...) that the document does not list;
   * the document lists a name that no getenv and no script reads.
 
 The document lists a variable as a table row whose first cell holds its name
-in backquotes (several names may share a row). Scripts are checked one way
-only: a shell variable may come from the environment or from the script
-itself, so only the names the document lists are looked for there.
+in backquotes (several names may share a row). A script's other variables
+may come from the environment or from the script itself, which the check
+cannot tell apart, so for them it only looks for the names the document
+lists.
 
   check_environment.py REPOSITORY_ROOT
 Prints every problem and exits 1 if there is any.
@@ -32,6 +35,8 @@ NAME_LITERAL = re.compile(r'"([A-Z][A-Z0-9_]*)"')
 # Lines above a getenv whose argument is a variable, searched for its names.
 LOOKBACK = 3
 ROW_NAME = re.compile(r"`([A-Z][A-Z0-9_]*)`")
+# Script variables that can only be the environment's: the project's prefixes.
+SCRIPT_OWN = re.compile(r"\$\{?((?:EP|LIBEP|BENCH)_[A-Z0-9_]*)")
 
 
 def strip_comment(line: str) -> str:
@@ -83,6 +88,19 @@ def read_by_sources(root: pathlib.Path, problems: list) -> dict:
     return names
 
 
+def own_in_scripts(root: pathlib.Path) -> dict:
+    """Names with the project's prefixes that the scripts expand, with where."""
+    names = {}
+    for path in sorted((root / SCRIPT_DIR).glob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(root)
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for name in SCRIPT_OWN.findall(line):
+                names.setdefault(name, f"{rel}:{number}")
+    return names
+
+
 def read_by_scripts(root: pathlib.Path, name: str) -> bool:
     expansion = re.compile(r"\$\{?" + re.escape(name) + r"\b")
     for path in sorted((root / SCRIPT_DIR).glob("*")):
@@ -103,7 +121,7 @@ def main() -> int:
     problems = []
     listed = documented(doc)
     read = read_by_sources(root, problems)
-    for name, where in sorted(read.items()):
+    for name, where in sorted({**own_in_scripts(root), **read}.items()):
         if name not in listed:
             problems.append(f"{where}: reads {name}, which {DOCUMENT} does not list")
     for name, number in sorted(listed.items()):
