@@ -56,6 +56,21 @@ void eptest::run(Context& t) {
   t.expect_class(api::Comm_free(&null), MPI_ERR_COMM, "Comm_free(COMM_NULL)");
   t.out("Comm_free of COMM_NULL: MPI_ERR_COMM");
 
+  // Comm_dup with a null result pointer on rank 0 only: an error there, and
+  // the other ranks, already in the dup, must not be left waiting. (Not
+  // differential: an MPI process returns at once and its peers would wait.)
+  if (kEndpoints) {
+    api::Comm dup = api::COMM_NULL;
+    const int rc = api::Comm_dup(t.comm(), t.rank() == 0 ? nullptr : &dup);
+    if (t.rank() == 0) {
+      t.expect_class(rc, MPI_ERR_ARG, "Comm_dup with a null newcomm");
+    } else if (t.check_rc(rc, "Comm_dup beside a null newcomm")) {
+      t.check_rc(api::Comm_free(&dup), "Comm_free of that dup");
+    }
+    t.barrier();
+    t.out("Comm_dup with a null newcomm on rank 0: MPI_ERR_ARG there, the others go on");
+  }
+
   if (t.size() < 2) {
     t.out("one rank: no inter-communicator to make");
     return;

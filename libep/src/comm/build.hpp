@@ -38,6 +38,10 @@ int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
 int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayout& layout,
                 std::vector<std::int64_t> identities, CommShared** out, std::string* why);
 
+/// Comm_free without its checks: retires one endpoint; the process's last
+/// one releases the shared state (release_shared). Returns an MPI error code.
+int free_endpoint(Endpoint* e);
+
 /// Frees the MPI communicators and endpoints of a communicator's process
 /// part. Everything is released even if an MPI call fails; returns the
 /// first failure's MPI error code.

@@ -39,22 +39,29 @@ int Comm_free(Comm* comm) {
   if (!comm) return raise(nullptr, MPI_ERR_ARG, fn, "comm is a null pointer");
   Endpoint* e = detail::valid_endpoint(*comm);
   if (!e) return detail::invalid_comm(*comm, fn);
+  *comm = COMM_NULL;
+  // When the endpoint was the process's last, it went with the shared state:
+  // MPI_COMM_WORLD's handler applies.
+  return detail::check_mpi(detail::free_endpoint(e), nullptr, fn,
+                           "releasing the communicator's MPI communicators");
+}
+
+namespace detail {
+
+int free_endpoint(Endpoint* e) {
   // Requests the user released while active must finish before their
   // endpoint goes away.
-  detail::Backoff backoff;
-  for (detail::reap_orphans(e); !e->orphans.empty(); detail::reap_orphans(e)) backoff.pause();
+  Backoff backoff;
+  for (reap_orphans(e); !e->orphans.empty(); reap_orphans(e)) backoff.pause();
   e->magic = 0;
-  *comm = COMM_NULL;
   CommShared* shared = e->shared;
   // The last endpoint of the process releases the shared state; endpoint
   // objects stay until then because other endpoints may still deliver to them.
-  if (shared->live.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // The endpoint went with the shared state: MPI_COMM_WORLD's handler applies.
-    return detail::check_mpi(detail::release_shared(shared), nullptr, fn,
-                             "releasing the communicator's MPI communicators");
-  }
+  if (shared->live.fetch_sub(1, std::memory_order_acq_rel) == 1) return release_shared(shared);
   return MPI_SUCCESS;
 }
+
+}  // namespace detail
 
 int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler) {
   constexpr const char* fn = "Comm_set_errhandler";

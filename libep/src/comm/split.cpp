@@ -220,9 +220,11 @@ int Comm_dup(Comm comm, Comm* newcomm) {
   constexpr const char* fn = "Comm_dup";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
-  if (!newcomm) return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
+  // A null result pointer is a local error, but the other endpoints of the
+  // process are already on their way into the dup: take part, then report.
+  Comm ignored = COMM_NULL;
   const int arrival = 0;
-  return meet(e, arrival, newcomm, fn, [&](Outcome& outcome) {
+  const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, fn, [&](Outcome& outcome) {
     const CommShared& shared = *e->shared;
     // Creations start once every process is in (make_channels in build.cpp).
     outcome.rc = MPI_Barrier(shared.mpi_comm);
@@ -243,6 +245,14 @@ int Comm_dup(Comm comm, Comm* newcomm) {
       outcome.by_local[l] = made->endpoints[l].get();
     }
   });
+  if (rc != MPI_SUCCESS) return rc;
+  if (!newcomm) {
+    // The endpoint made for the missing handle is retired at once (an error
+    // here would only repeat the one reported).
+    static_cast<void>(detail::free_endpoint(ignored));
+    return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
+  }
+  return MPI_SUCCESS;
 }
 
 int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
