@@ -19,6 +19,22 @@
 # one busy thread per process). MPICH's launcher (Hydra) needs none of this:
 # it runs as root, starts any number of processes, and binds only when given
 # -bind-to; its options are the same here (-np N, --bind-to none|core).
+#
+# Open MPI's TCP is kept to the loopback interface (btl_tcp_if_include and
+# oob_tcp_if_include = lo), so that a stray interface (a container bridge, a
+# down VPN) cannot stall start-up, but only when every process is on this
+# host: the arguments name no hosts (--host/-H, --hostfile, --machinefile,
+# --default-hostfile, --rankfile, $OMPI_MCA_orte_default_hostfile), and no
+# batch system has given the job more than one node (SLURM_JOB_NUM_NODES or
+# SLURM_NNODES; the hosts in $PBS_NODEFILE (PBS, Torque), $PE_HOSTFILE (SGE),
+# $LSB_HOSTS or $LSB_MCPU_HOSTS (LSF)).
+# On more nodes the processes must reach each other over the network, and
+# Open MPI chooses the interfaces. Your own choice always wins: a
+# btl_tcp_if_* or oob_tcp_if_* setting in the environment (OMPI_MCA_...), on
+# the command line (--mca) or in ~/.openmpi/mca-params.conf leaves that family
+# alone. So OMPI_MCA_btl_tcp_if_include=lo keeps loopback anywhere, and
+# OMPI_MCA_btl_tcp_if_exclude=127.0.0.1/8 (Open MPI's default) lets Open MPI
+# choose on one host too; the same for oob_tcp.
 set -euo pipefail
 
 # The MPI a program links, from its shared-library dependencies: Open MPI's
@@ -50,6 +66,51 @@ mpi_of_launcher() {
   esac
 }
 
+# Whether every process of the job runs on this host (see the header). Only
+# the launcher's options count: the scan stops at the program.
+one_host() {
+  local arg file nodes
+  for arg in "$@"; do
+    case $arg in
+      -H | --host | --host=* | -host | -host=* | --hostfile* | -hostfile* | --machinefile* | \
+        -machinefile* | --default-hostfile* | -default-hostfile* | --rankfile* | -rankfile* | -rf)
+        return 1 ;;
+      -*) ;;
+      *) type -P -- "$arg" >/dev/null && break ;;
+    esac
+  done
+  [ -z "${OMPI_MCA_orte_default_hostfile:-}" ] || return 1
+  nodes=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-1}}
+  [[ $nodes =~ ^[0-9]+$ ]] && ((nodes <= 1)) || return 1
+  # One line per slot (PBS) or per host (SGE), the host first.
+  for file in "${PBS_NODEFILE:-}" "${PE_HOSTFILE:-}"; do
+    [ -n "$file" ] || continue
+    [ -r "$file" ] || return 1
+    (($(awk 'NF { print $1 }' "$file" | sort -u | wc -l) <= 1)) || return 1
+  done
+  # LSF: one word per slot, or host and slot count in turn.
+  if [ -n "${LSB_HOSTS:-}" ]; then
+    (($(tr -s ' ' '\n' <<<"$LSB_HOSTS" | awk 'NF' | sort -u | wc -l) <= 1)) || return 1
+  elif [ -n "${LSB_MCPU_HOSTS:-}" ]; then
+    (($(wc -w <<<"$LSB_MCPU_HOSTS") <= 2)) || return 1
+  fi
+  return 0
+}
+
+# Keeps the TCP family ($1: btl_tcp or oob_tcp) to loopback unless the user
+# chose its interfaces: in the environment, on the command line (the rest of
+# the arguments) or in ~/.openmpi/mca-params.conf.
+loopback() {
+  local family=$1 include exclude
+  shift
+  include=OMPI_MCA_${family}_if_include
+  exclude=OMPI_MCA_${family}_if_exclude
+  [ -z "${!include:-}" ] && [ -z "${!exclude:-}" ] || return 0
+  case " $* " in *" ${family}_if_"*) return 0 ;; esac
+  grep -qs "^[[:space:]]*${family}_if_" "${HOME:-/nonexistent}/.openmpi/mca-params.conf" && return 0
+  export "$include=lo"
+}
+
 impl=${EP_MPI:-}
 [ -n "$impl" ] || impl=$(mpi_of_program "$@")
 launcher=${MPIEXEC:-}
@@ -75,9 +136,10 @@ case $impl in
     flags+=(--oversubscribe)
     case " $* " in *" --bind-to "*) ;; *) flags+=(--bind-to none) ;; esac
     [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-    # Loopback only: this is one machine, and a stray interface must not stall startup.
-    export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo}
-    export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-lo}
+    if one_host "$@"; then
+      loopback btl_tcp "$@"
+      loopback oob_tcp "$@"
+    fi
     ;;
   mpich) ;;
   *) echo "mpirun.sh: cannot tell which MPI '$launcher' is; running it without extra flags" >&2 ;;
