@@ -4,13 +4,14 @@
 #
 #   scripts/setup.sh [DEBIAN_PACKAGE...]     # extra packages to install too
 #
-# On Debian (dpkg) with apt-get usable, as root or with passwordless sudo, it
-# installs the packages below that dpkg does not list as installed. Elsewhere
-# (another distribution, a cluster, no root), or when apt-get fails, it checks
-# what the packages provide instead: commands on the PATH, CMake packages
-# (honouring CMAKE_PREFIX_PATH), Python modules. It then names what is
-# missing, with the Debian package as a hint, and fails only if something
-# required is missing; what only some tests or tools use gets a warning.
+# On Debian (dpkg) with apt-get usable (as root, with passwordless sudo, or
+# with sudo at a terminal) it installs the packages below that dpkg does not
+# list as installed. Elsewhere (another distribution, a cluster, no root), or
+# when apt-get fails, it checks what the packages provide instead: commands on
+# the PATH, CMake packages (honouring CMAKE_PREFIX_PATH), OpenMP, Python
+# modules. It then names what is missing, with the Debian package as a hint,
+# and fails only if something required is missing; what only some tests or
+# tools use gets a warning.
 set -euo pipefail
 
 # Both MPI implementations: the build selects one per build directory
@@ -99,10 +100,21 @@ EOF
 }
 
 # --- Debian: dpkg says what is installed, apt-get installs the rest.
+# Whether apt-get may run, and through what ($sudo): as root; with sudo
+# without a password; with sudo asking for one, when there is a terminal to
+# ask on.
+sudo=""
 can_apt() {
   command -v apt-get >/dev/null 2>&1 || return 1
   [ "$(id -u)" = 0 ] && return 0
-  command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null
+  command -v sudo >/dev/null 2>&1 || return 1
+  if sudo -n true 2>/dev/null; then
+    sudo="sudo -n"
+  elif [ -t 0 ]; then
+    sudo="sudo"
+  else
+    return 1
+  fi
 }
 
 missing=()
@@ -113,8 +125,6 @@ if command -v dpkg-query >/dev/null 2>&1; then
   ((${#missing[@]})) || exit 0
   if can_apt; then
     say "installing ${missing[*]}"
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo="sudo -n"
     export DEBIAN_FRONTEND=noninteractive
     if $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
     then
@@ -123,7 +133,7 @@ if command -v dpkg-query >/dev/null 2>&1; then
     say "apt-get could not install them; checking what is there instead"
   else
     say "dpkg does not list ${missing[*]}, and apt-get is not available here" \
-        "(not installed, or not root and no passwordless sudo); checking what is there instead"
+        "(not installed, or not root and no sudo); checking what is there instead"
   fi
 fi
 

@@ -3,7 +3,8 @@
 # commands so that nothing is installed for real:
 #   - Debian as root: dpkg misses packages, apt-get installs them;
 #   - Debian, apt-get fails (no network, no mirror): what is there is enough;
-#   - Debian, not root and no passwordless sudo: apt-get is not tried;
+#   - Debian, not root, no passwordless sudo and no terminal to ask for a
+#     password on: apt-get is not tried;
 #   - no dpkg and no apt-get (another distribution, a cluster): checked by
 #     capability, and enough;
 #   - the same without pkg-config, clang-format and MPICH: fails naming
@@ -68,7 +69,7 @@ scenario() {
   rm -f "$work/apt.log"
   touch "$work/apt.log"
   env PATH="$path" FAKE_MISSING="" FAKE_APT_STATUS=0 FAKE_UID=0 "$@" bash "$setup" \
-    >"$work/$name.log" 2>&1 || got=$?
+    </dev/null >"$work/$name.log" 2>&1 || got=$?
   echo "--- $name: exit status $got"
   sed 's/^/    /' "$work/$name.log"
   if [ "$got" != "$status" ]; then
