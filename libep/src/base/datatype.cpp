@@ -15,8 +15,32 @@ int query_layout(MPI_Datatype type, TypeLayout* layout) {
   return MPI_Type_get_true_extent(type, &layout->true_lb, &layout->true_extent);
 }
 
+Footprint TypeLayout::footprint(int count) const {
+  if (count <= 0) return {};
+  // The elements run downwards from buf when the extent is negative.
+  const MPI_Aint stretch = static_cast<MPI_Aint>(count - 1) * extent;
+  const MPI_Aint low = true_lb + std::min<MPI_Aint>(0, stretch);
+  const MPI_Aint high = true_lb + true_extent + std::max<MPI_Aint>(0, stretch);
+  return {low, static_cast<std::size_t>(high - low)};
+}
+
+void* typed_base(std::byte* memory, int count, const TypeLayout& layout) {
+  // MPI addresses elements from the base, which lies outside the memory
+  // when the lowest byte of data is not at the base.
+  return memory - layout.footprint(count).offset;
+}
+
+TypedScratch::TypedScratch(int count, MPI_Datatype type, const TypeLayout& layout, Fill fill) {
+  // Never empty, so that the base is an address inside an allocation.
+  const std::size_t bytes = std::max<std::size_t>(layout.footprint(count).bytes, 1);
+  memory_ = fill == Fill::zero ? std::make_unique<std::byte[]>(bytes)
+                               : std::make_unique_for_overwrite<std::byte[]>(bytes);
+  typed_ = {typed_base(memory_.get(), count, layout), count, type, layout};
+}
+
 namespace {
 
+// Where the data of a contiguous buffer starts.
 const std::byte* data_start(const ConstTyped& t) {
   return static_cast<const std::byte*>(t.buf) + t.layout.true_lb;
 }
@@ -30,45 +54,44 @@ int elements_within(std::int64_t bytes, const Typed& to) {
 
 }  // namespace
 
-void pack(const ConstTyped& from, std::byte* out) {
-  if (from.bytes() == 0) return;
+int pack(const ConstTyped& from, std::byte* out) {
+  if (from.bytes() == 0) return MPI_SUCCESS;
   if (from.layout.contiguous(from.count)) {
     std::memcpy(out, data_start(from), static_cast<std::size_t>(from.bytes()));
-    return;
+    return MPI_SUCCESS;
   }
   int position = 0;
-  MPI_Pack(from.buf, from.count, from.type, out, static_cast<int>(from.bytes()), &position,
-           MPI_COMM_SELF);
+  return MPI_Pack(from.buf, from.count, from.type, out, static_cast<int>(from.bytes()), &position,
+                  MPI_COMM_SELF);
 }
 
-void unpack(const std::byte* in, std::int64_t bytes, const Typed& to) {
+int unpack(const std::byte* in, std::int64_t bytes, const Typed& to) {
   const std::int64_t fit = std::min(bytes, to.bytes());
-  if (fit <= 0) return;
+  if (fit <= 0) return MPI_SUCCESS;
   if (to.layout.contiguous(to.count)) {
     std::memcpy(data_start(to), in, static_cast<std::size_t>(fit));
-    return;
+    return MPI_SUCCESS;
   }
   const int elements = elements_within(fit, to);
-  if (elements == 0) return;
+  if (elements == 0) return MPI_SUCCESS;
   int position = 0;
-  MPI_Unpack(in, static_cast<int>(fit), &position, to.buf, elements, to.type, MPI_COMM_SELF);
+  return MPI_Unpack(in, static_cast<int>(fit), &position, to.buf, elements, to.type, MPI_COMM_SELF);
 }
 
-void copy_typed(const ConstTyped& from, const Typed& to) {
+int copy_typed(const ConstTyped& from, const Typed& to) {
   const std::int64_t fit = std::min(from.bytes(), to.bytes());
-  if (fit <= 0) return;
+  if (fit <= 0) return MPI_SUCCESS;
   const bool from_contiguous = from.layout.contiguous(from.count);
   if (from_contiguous && to.layout.contiguous(to.count)) {
     std::memcpy(data_start(to), data_start(from), static_cast<std::size_t>(fit));
-  } else if (from_contiguous) {
-    unpack(data_start(from), fit, to);
-  } else {
-    // The sender's data is scattered: gather it once, then place it.
-    auto staging =
-        std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(from.bytes()));
-    pack(from, staging.get());
-    unpack(staging.get(), fit, to);
+    return MPI_SUCCESS;
   }
+  if (from_contiguous) return unpack(data_start(from), fit, to);
+  // The sender's data is scattered: gather it once, then place it.
+  auto staging =
+      std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(from.bytes()));
+  const int rc = pack(from, staging.get());
+  return rc == MPI_SUCCESS ? unpack(staging.get(), fit, to) : rc;
 }
 
 }  // namespace ep::detail

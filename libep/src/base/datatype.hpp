@@ -1,11 +1,17 @@
-// Moving typed data between two buffers of one address space.
+// Typed buffers: (buf, count, datatype) as MPI sees them, and moving their
+// data within one address space.
 //
-// An intra-process message goes from the sender's (buf, count, datatype) to
-// the receiver's in one copy when both sides are contiguous. Derived
-// datatypes go through MPI_Pack/MPI_Unpack, whose native representation is
-// the plain bytes of the type signature on the homogeneous systems libep
-// runs on (one address space), so a packed message is also what a
-// contiguous buffer holds.
+// Element i of a buffer starts at buf + i * extent, as in MPI, and its data
+// lies at [true_lb, true_lb + true_extent) from there. MPI allows every one
+// of these to be negative (MPI_Type_create_resized with a negative extent, a
+// vector with a negative stride), so the memory a buffer covers is not
+// [buf, buf + count * extent): Footprint says where it is, for either sign.
+//
+// An intra-process message goes from the sender's buffer to the receiver's
+// in one copy when both sides are contiguous. Derived datatypes go through
+// MPI_Pack/MPI_Unpack, whose native representation is the plain bytes of the
+// type signature on the homogeneous systems libep runs on (one address
+// space), so a packed message is also what a contiguous buffer holds.
 #pragma once
 
 #include <mpi.h>
@@ -13,63 +19,86 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 namespace ep::detail {
 
+/// The memory `count` elements of a type cover: [buf + offset, buf + offset
+/// + bytes), where buf is the address one passes to MPI.
+struct Footprint {
+  MPI_Aint offset = 0;
+  std::size_t bytes = 0;
+};
+
 struct TypeLayout {
   int size = 0;              // bytes of data in one element
-  MPI_Aint extent = 0;       // stride between elements
-  MPI_Aint true_lb = 0;      // offset of the first byte from the buffer address
+  MPI_Aint extent = 0;       // stride between elements; may be negative
+  MPI_Aint true_lb = 0;      // offset of an element's first byte from its start
   MPI_Aint true_extent = 0;  // span of one element's data
 
   bool contiguous(int count) const { return size == true_extent && (count <= 1 || extent == size); }
+  Footprint footprint(int count) const;
 };
 
 /// The layout of a datatype; returns an MPI error code.
 int query_layout(MPI_Datatype type, TypeLayout* layout);
 
-struct ConstTyped {
-  const void* buf;
-  int count;
-  MPI_Datatype type;
-  TypeLayout layout;
-  std::int64_t bytes() const { return std::int64_t{count} * layout.size; }
-};
+/// `count` elements of `type` at `buf`. ConstTyped is data to read, Typed
+/// data to write; a Typed converts to a ConstTyped.
+template <class Void>
+struct BasicTyped {
+  using Byte = std::conditional_t<std::is_const_v<Void>, const std::byte, std::byte>;
 
-struct Typed {
-  void* buf;
-  int count;
-  MPI_Datatype type;
+  Void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
   TypeLayout layout;
-  std::int64_t bytes() const { return std::int64_t{count} * layout.size; }
-};
 
-/// A buffer laid out for `count` elements of a datatype, as a receive
-/// buffer of that type would be: base() is the address to pass to MPI, the
-/// memory covers [base() + true_lb, base() + true_lb + span).
+  std::int64_t bytes() const { return std::int64_t{count} * layout.size; }
+  /// The address of element `i` (which may lie below buf).
+  Void* at(std::int64_t i) const { return static_cast<Byte*>(buf) + i * layout.extent; }
+  /// Elements [first, first + n) as a buffer of their own.
+  BasicTyped slice(std::int64_t first, int n) const { return {at(first), n, type, layout}; }
+
+  operator BasicTyped<const void>() const requires(!std::is_const_v<Void>) {
+    return {buf, count, type, layout};
+  }
+};
+using ConstTyped = BasicTyped<const void>;
+using Typed = BasicTyped<void>;
+
+/// Memory for `count` elements of a type, laid out as a buffer of that type
+/// would be: typed() covers exactly its Footprint.
 class TypedScratch {
  public:
-  TypedScratch(int count, const TypeLayout& layout)
-      : span_(count > 0 ? (count - 1) * layout.extent + layout.true_extent : 0),
-        memory_(new std::byte[static_cast<std::size_t>(span_ > 0 ? span_ : 1)]),
-        true_lb_(layout.true_lb) {}
-  void* base() const { return memory_.get() - true_lb_; }
+  enum class Fill { none, zero };
+
+  TypedScratch() = default;
+  TypedScratch(int count, MPI_Datatype type, const TypeLayout& layout, Fill fill = Fill::none);
+  void* base() const { return typed_.buf; }
+  const Typed& typed() const { return typed_; }
 
  private:
-  MPI_Aint span_;
   std::unique_ptr<std::byte[]> memory_;
-  MPI_Aint true_lb_;
+  Typed typed_;
 };
 
-/// Copies the message `from` into `to`, at most to's capacity: whole
-/// elements of `to` for derived types, every byte that fits for contiguous
-/// ones. Nothing beyond `to`'s capacity is written.
-void copy_typed(const ConstTyped& from, const Typed& to);
+/// The address to pass to MPI for `count` elements laid out in `memory`,
+/// which holds at least layout.footprint(count).bytes bytes.
+void* typed_base(std::byte* memory, int count, const TypeLayout& layout);
+
+/// Copies the message `from` into `to` (type signatures as MPI matches
+/// them), at most to's capacity: whole elements of `to` for derived types,
+/// every byte that fits for contiguous ones. Nothing beyond `to`'s capacity
+/// is written. Returns an MPI error code.
+int copy_typed(const ConstTyped& from, const Typed& to);
 
 /// Packs the whole message into `out`, which holds from.bytes() bytes.
-void pack(const ConstTyped& from, std::byte* out);
+/// Returns an MPI error code.
+int pack(const ConstTyped& from, std::byte* out);
 
-/// Unpacks `bytes` packed bytes into `to`, at most to's capacity.
-void unpack(const std::byte* in, std::int64_t bytes, const Typed& to);
+/// Unpacks `bytes` packed bytes into `to`, at most to's capacity. Returns an
+/// MPI error code.
+int unpack(const std::byte* in, std::int64_t bytes, const Typed& to);
 
 }  // namespace ep::detail

@@ -21,31 +21,32 @@ namespace ep {
 
 namespace {
 
-using detail::Blocks;
+using detail::ConstTyped;
 using detail::Meeting;
-using detail::TypedBuf;
+using detail::RecvBlocks;
+using detail::Typed;
 
 constexpr int kMoved = 1;
 
 struct AllgatherArgs {
-  TypedBuf send;  // this endpoint's block: its send buffer, or its place in recv (in place)
-  Blocks recv;
+  ConstTyped send;  // this endpoint's block: its send buffer, or its place in recv (in place)
+  RecvBlocks recv;
 };
 
 int allgather_mpi(const Meeting& m) {
   if (!m.multi_process()) return MPI_SUCCESS;
   const detail::CommShared& shared = m.shared();
-  const Blocks& into = m.args<AllgatherArgs>(0).recv;
+  const RecvBlocks& into = m.args<AllgatherArgs>(0).recv;
   detail::Exchange exchange(shared.mpi_size);
   for (int q = 0; q < shared.mpi_size; ++q) {
     if (q == shared.mpi_rank) continue;
     for (int l = 0; l < m.size(); ++l) {
-      const TypedBuf& send = m.args<AllgatherArgs>(l).send;
-      exchange.send(q, send.base, send.count, send.type);
+      const ConstTyped& send = m.args<AllgatherArgs>(l).send;
+      exchange.send(q, send.buf, send.count, send.type);
     }
     for (const int r : shared.map.ranks_on(q)) {
-      const TypedBuf block = into.block(r);
-      exchange.recv(q, block.data(), block.count, block.type);
+      const Typed block = into.block(r);
+      exchange.recv(q, block.buf, block.count, block.type);
     }
   }
   return exchange.run(shared.mpi_comm);
@@ -60,17 +61,17 @@ int allgather(detail::Endpoint* e, const AllgatherArgs& mine) {
     m.signal(kMoved, rc);
   }
   for (int l = 0; l < m.size(); ++l) {  // 1
-    const TypedBuf& from = m.args<AllgatherArgs>(l).send;
-    const TypedBuf to = mine.recv.block(shared.map.rank_of(shared.mpi_rank, l));
-    if (from.base != to.base) detail::copy_data(from, to);
+    const ConstTyped& from = m.args<AllgatherArgs>(l).send;
+    const Typed to = mine.recv.block(shared.map.rank_of(shared.mpi_rank, l));
+    if (from.buf != to.buf) detail::copy_typed(from, to);
   }
   if (!m.leader() && m.multi_process()) {  // 3
     rc = m.wait(0, kMoved);
-    const Blocks& leaders = m.args<AllgatherArgs>(0).recv;
+    const RecvBlocks& leaders = m.args<AllgatherArgs>(0).recv;
     for (int q = 0; q < shared.mpi_size && rc == MPI_SUCCESS; ++q) {
       if (q == shared.mpi_rank) continue;
       for (const int r : shared.map.ranks_on(q))
-        detail::copy_data(leaders.block(r), mine.recv.block(r));
+        detail::copy_typed(leaders.block(r), mine.recv.block(r));
     }
   }
   m.barrier();
@@ -81,18 +82,19 @@ int allgather(detail::Endpoint* e, const AllgatherArgs& mine) {
 // endpoint-local checks with stand-ins (see coll/checks.hpp).
 void prepare(detail::Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
              void* recvbuf, MPI_Datatype recvtype, AllgatherArgs* args, detail::LocalError& err,
-             detail::TypedStorage& stand_in) {
+             detail::TypedScratch& stand_in) {
   const int ranks = e->shared->map.size();
   detail::local_type(&recvtype, &args->recv.layout, "recvtype", err);
-  args->recv.base = recvbuf;
+  args->recv.buf = recvbuf;
   args->recv.type = recvtype;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
     int span = 0;
     for (int r = 0; r < ranks; ++r)
       span = std::max(span, args->recv.displs[r] + args->recv.counts[r]);
-    stand_in = detail::TypedStorage(span, recvtype, args->recv.layout, true);
-    args->recv.base = stand_in.base();
+    stand_in =
+        detail::TypedScratch(span, recvtype, args->recv.layout, detail::TypedScratch::Fill::zero);
+    args->recv.buf = stand_in.base();
   }
   if (sendbuf == MPI_IN_PLACE) {
     args->send = args->recv.block(e->rank);
@@ -123,7 +125,7 @@ int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
 
   AllgatherArgs args;
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   detail::local_count(&recvcount, "recvcount", err);
   const detail::EqualBlocks blocks(e->shared->map.size(), recvcount);
   args.recv.counts = blocks.counts.data();
@@ -145,7 +147,7 @@ int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 
   AllgatherArgs args;
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   const int ranks = e->shared->map.size();
   // Bad counts: take part with empty blocks, then report.
   const detail::EqualBlocks empty(ranks, 0);

@@ -42,13 +42,14 @@ namespace {
 using detail::Meeting;
 using detail::ReduceArgs;
 using detail::ReduceCall;
-using detail::TypedBuf;
 
 constexpr int kGathered = 1;  // the leader's MPI step of gather_all is over
 constexpr int kReduced = 2;   // the leader's MPI_Allreduce is over
 
-TypedBuf whole(const ReduceCall& c, const void* base) {
-  return {base, c.count, c.reduction.type, c.reduction.layout};
+// The result from `acc` into this endpoint's receive buffer.
+void copy_out(const ReduceCall& c, const void* acc) {
+  detail::copy_typed({acc, c.count, c.reduction.type, c.reduction.layout},
+                     {c.args.output, c.count, c.reduction.type, c.reduction.layout});
 }
 
 int leader_combines(const ReduceCall& c) {
@@ -57,12 +58,11 @@ int leader_combines(const ReduceCall& c) {
   if (!m.leader()) {
     const int rc = m.wait(0, kReduced);
     void* acc = detail::typed_base(team.mailbox(m.call()), c.count, c.reduction.layout);
-    if (rc == MPI_SUCCESS) detail::copy_data(whole(c, acc), whole(c, c.args.output));  // 3
+    if (rc == MPI_SUCCESS) copy_out(c, acc);  // 3
     team.mailbox_read_done(m.call());
     return rc;
   }
-  MPI_Aint offset = 0;
-  const std::size_t span = detail::span_bytes(c.count, c.reduction.layout, &offset);
+  const std::size_t span = c.reduction.layout.footprint(c.count).bytes;
   void* acc = detail::typed_base(team.mailbox_acquire(m.call(), span), c.count, c.reduction.layout);
   const int local_rc =
       detail::reduce_in_order(c.reduction, detail::local_inputs(m), acc, -1, {0, c.count});  // 1
@@ -80,7 +80,7 @@ int leader_combines(const ReduceCall& c) {
   if (local_rc != MPI_SUCCESS) rc = local_rc;
   team.mailbox_lend(m.call(), m.size());  // the others, and the leader's own copy below
   m.signal(kReduced, rc);
-  if (rc == MPI_SUCCESS) detail::copy_data(whole(c, acc), whole(c, c.args.output));  // 3
+  if (rc == MPI_SUCCESS) copy_out(c, acc);  // 3
   team.mailbox_read_done(m.call());
   return rc;
 }
@@ -109,7 +109,7 @@ int finish_from_last(Meeting& m, const ReduceCall& c, void* acc, int rc, bool mp
     m.wait_readers(last);  // everyone else copies from my receive buffer
     return rc;
   }
-  if (rc == MPI_SUCCESS) detail::copy_data(whole(c, acc), whole(c, c.args.output));  // 3
+  if (rc == MPI_SUCCESS) copy_out(c, acc);  // 3
   m.read_done(last);
   return rc;
 }
@@ -146,9 +146,8 @@ int gather_all(const ReduceCall& c) {
 // Small enough that one endpoint combines faster than several hand off, and
 // the result fits a mailbox.
 bool small(const ReduceCall& c) {
-  MPI_Aint offset = 0;
-  return c.bytes() < 64 * 1024 && detail::span_bytes(c.count, c.reduction.layout, &offset) <=
-                                      detail::LocalTeam::kMailboxBytes;
+  return c.bytes() < 64 * 1024 &&
+         c.reduction.layout.footprint(c.count).bytes <= detail::LocalTeam::kMailboxBytes;
 }
 bool hierarchical(const ReduceCall& c) { return c.hierarchical_exact(); }
 
@@ -174,10 +173,11 @@ int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
   if (rc != MPI_SUCCESS) return rc;
 
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    stand_in = detail::TypedStorage(count, datatype, c.reduction.layout, true);
+    stand_in =
+        detail::TypedScratch(count, datatype, c.reduction.layout, detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   }
   c.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};

@@ -22,15 +22,17 @@ namespace ep {
 
 namespace {
 
-using detail::Blocks;
+using detail::ConstTyped;
 using detail::Meeting;
-using detail::TypedBuf;
+using detail::RecvBlocks;
+using detail::SendBlocks;
+using detail::Typed;
 
 constexpr int kMoved = 1;
 
 struct AlltoallArgs {
-  Blocks send;
-  Blocks recv;
+  SendBlocks send;
+  RecvBlocks recv;
 };
 
 int alltoall_mpi(const Meeting& m) {
@@ -41,16 +43,16 @@ int alltoall_mpi(const Meeting& m) {
     if (q == shared.mpi_rank) continue;
     const auto peers = shared.map.ranks_on(q);
     for (int l = 0; l < m.size(); ++l) {
-      const Blocks& send = m.args<AlltoallArgs>(l).send;
+      const SendBlocks& send = m.args<AlltoallArgs>(l).send;
       for (const int d : peers) {
-        const TypedBuf block = send.block(d);
-        exchange.send(q, block.base, block.count, block.type);
+        const ConstTyped block = send.block(d);
+        exchange.send(q, block.buf, block.count, block.type);
       }
     }
     for (const int s : peers) {
       for (int l = 0; l < m.size(); ++l) {
-        const TypedBuf block = m.args<AlltoallArgs>(l).recv.block(s);
-        exchange.recv(q, block.data(), block.count, block.type);
+        const Typed block = m.args<AlltoallArgs>(l).recv.block(s);
+        exchange.recv(q, block.buf, block.count, block.type);
       }
     }
   }
@@ -66,14 +68,15 @@ int alltoall(detail::Endpoint* e, const AlltoallArgs& mine) {
     m.signal(kMoved, rc);
   }
   for (int l = 0; l < m.size(); ++l) {  // 1
-    const Blocks& from = m.args<AlltoallArgs>(l).send;
-    detail::copy_data(from.block(e->rank), mine.recv.block(shared.map.rank_of(shared.mpi_rank, l)));
+    const SendBlocks& from = m.args<AlltoallArgs>(l).send;
+    detail::copy_typed(from.block(e->rank),
+                       mine.recv.block(shared.map.rank_of(shared.mpi_rank, l)));
   }
   m.barrier();  // 3
   return m.leader() ? rc : m.wait(0, kMoved);
 }
 
-int span_of(const Blocks& b, int ranks) {
+int span_of(const RecvBlocks& b, int ranks) {
   int span = 0;
   for (int r = 0; r < ranks; ++r) span = std::max(span, b.displs[r] + b.counts[r]);
   return span;
@@ -83,28 +86,29 @@ int span_of(const Blocks& b, int ranks) {
 // endpoint-local checks with stand-ins (see coll/checks.hpp).
 void prepare(int ranks, const void* sendbuf, MPI_Datatype sendtype, void* recvbuf,
              MPI_Datatype recvtype, AlltoallArgs* args, detail::LocalError& err,
-             detail::TypedStorage& recv_stand_in, detail::TypedStorage& send_copy) {
+             detail::TypedScratch& recv_stand_in, detail::TypedScratch& send_copy) {
   detail::local_type(&recvtype, &args->recv.layout, "recvtype", err);
-  args->recv.base = recvbuf;
+  args->recv.buf = recvbuf;
   args->recv.type = recvtype;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    recv_stand_in =
-        detail::TypedStorage(span_of(args->recv, ranks), recvtype, args->recv.layout, true);
-    args->recv.base = recv_stand_in.base();
+    recv_stand_in = detail::TypedScratch(span_of(args->recv, ranks), recvtype, args->recv.layout,
+                                         detail::TypedScratch::Fill::zero);
+    args->recv.buf = recv_stand_in.base();
   }
   if (sendbuf != MPI_IN_PLACE) {
     detail::local_type(&sendtype, &args->send.layout, "sendtype", err);
-    args->send.base = sendbuf;
+    args->send.buf = sendbuf;
     args->send.type = sendtype;
     return;
   }
   // In place: send what the receive buffer holds now, from a copy.
   const int span = span_of(args->recv, ranks);
-  send_copy = detail::TypedStorage(span, recvtype, args->recv.layout);
-  detail::copy_data({args->recv.base, span, recvtype, args->recv.layout}, send_copy.buf());
-  args->send = args->recv;
-  args->send.base = send_copy.base();
+  send_copy = detail::TypedScratch(span, recvtype, args->recv.layout);
+  detail::copy_typed(detail::ConstTyped{args->recv.buf, span, recvtype, args->recv.layout},
+                     send_copy.typed());
+  args->send = {send_copy.base(), args->recv.counts, args->recv.displs, recvtype,
+                args->recv.layout};
 }
 
 }  // namespace
@@ -126,8 +130,8 @@ int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 
   AlltoallArgs args;
   detail::LocalError err;
-  detail::TypedStorage recv_stand_in;
-  detail::TypedStorage send_copy;
+  detail::TypedScratch recv_stand_in;
+  detail::TypedScratch send_copy;
   const int ranks = e->shared->map.size();
   detail::local_count(&recvcount, "recvcount", err);
   if (!in_place) detail::local_count(&sendcount, "sendcount", err);
@@ -155,8 +159,8 @@ int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
 
   AlltoallArgs args;
   detail::LocalError err;
-  detail::TypedStorage recv_stand_in;
-  detail::TypedStorage send_copy;
+  detail::TypedScratch recv_stand_in;
+  detail::TypedScratch send_copy;
   const int ranks = e->shared->map.size();
   // Bad counts: take part with empty blocks, then report.
   const detail::EqualBlocks empty(ranks, 0);

@@ -38,13 +38,13 @@ namespace ep {
 namespace {
 
 using detail::Meeting;
-using detail::TypedBuf;
+using detail::Typed;
 
 constexpr int kReady = 1;  // the data is readable: published, or received
 
 struct BcastCall {
   detail::Endpoint* e = nullptr;
-  TypedBuf buf;
+  Typed data;
   detail::Location root;
 };
 
@@ -57,15 +57,15 @@ int ibcast(const Meeting& m, void* data, int count, MPI_Datatype type, int root_
 }
 
 int through_mailbox(const BcastCall& c) {
-  Meeting m(c.e, &c.buf);
+  Meeting m(c.e, &c.data);
   detail::LocalTeam& team = m.team();
-  const int bytes = static_cast<int>(c.buf.bytes());
+  const int bytes = static_cast<int>(c.data.bytes());
   const bool root_here = c.root.mpi_rank == m.shared().mpi_rank;
   const int writer = root_here ? c.root.local_rank : 0;
   int rc = MPI_SUCCESS;
   if (m.local() == writer) {
     std::byte* box = team.mailbox_acquire(m.call(), static_cast<std::size_t>(bytes));
-    if (root_here) detail::pack({c.buf.base, c.buf.count, c.buf.type, c.buf.layout}, box);  // 1
+    if (root_here) detail::pack(c.data, box);  // 1
     // The writer reads the mailbox after its signal too (it sends from it,
     // or unpacks it), so it is one of the readers.
     team.mailbox_lend(m.call(), m.size());
@@ -75,7 +75,7 @@ int through_mailbox(const BcastCall& c) {
       rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);
     }
     if (!root_here && rc == MPI_SUCCESS) {
-      detail::unpack(box, bytes, {c.buf.data(), c.buf.count, c.buf.type, c.buf.layout});
+      detail::unpack(box, bytes, c.data);
     }
     team.mailbox_read_done(m.call());
     return rc;
@@ -83,15 +83,14 @@ int through_mailbox(const BcastCall& c) {
   rc = m.wait(writer, kReady);
   std::byte* box = team.mailbox(m.call());
   if (root_here && m.leader() && m.multi_process())
-    rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);  // 2
-  if (rc == MPI_SUCCESS)
-    detail::unpack(box, bytes, {c.buf.data(), c.buf.count, c.buf.type, c.buf.layout});  // 3
+    rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);    // 2
+  if (rc == MPI_SUCCESS) detail::unpack(box, bytes, c.data);  // 3
   team.mailbox_read_done(m.call());
   return rc;
 }
 
 int direct(const BcastCall& c) {
-  Meeting m(c.e, &c.buf);  // 1
+  Meeting m(c.e, &c.data);  // 1
   const bool root_here = c.root.mpi_rank == m.shared().mpi_rank;
   const int owner = root_here ? c.root.local_rank : 0;
   int rc = MPI_SUCCESS;
@@ -99,27 +98,27 @@ int direct(const BcastCall& c) {
     if (root_here) {
       m.signal(kReady);                       // local readers copy while the leader sends
       if (m.leader() && m.multi_process()) {  // 2
-        rc = ibcast(m, c.buf.data(), c.buf.count, c.buf.type, c.root.mpi_rank);
+        rc = ibcast(m, c.data.buf, c.data.count, c.data.type, c.root.mpi_rank);
       }
     } else {
-      rc = ibcast(m, c.buf.data(), c.buf.count, c.buf.type, c.root.mpi_rank);
+      rc = ibcast(m, c.data.buf, c.data.count, c.data.type, c.root.mpi_rank);
       m.signal(kReady, rc);
     }
     m.wait_readers(m.size() - 1);
     return rc;
   }
   rc = m.wait(owner, kReady);
-  const TypedBuf& source = m.args<TypedBuf>(owner);
+  const Typed& source = m.args<Typed>(owner);
   if (root_here && m.leader() && m.multi_process()) {
-    rc = ibcast(m, source.data(), source.count, source.type, c.root.mpi_rank);
+    rc = ibcast(m, source.buf, source.count, source.type, c.root.mpi_rank);
   }
-  if (rc == MPI_SUCCESS) detail::copy_data(source, c.buf);  // 3
+  if (rc == MPI_SUCCESS) detail::copy_typed(source, c.data);  // 3
   m.read_done(owner);
   return rc;
 }
 
 bool fits_mailbox(const BcastCall& c) {
-  return c.buf.bytes() <= static_cast<std::int64_t>(detail::LocalTeam::kMailboxBytes);
+  return c.data.bytes() <= static_cast<std::int64_t>(detail::LocalTeam::kMailboxBytes);
 }
 
 constexpr std::array<detail::Algorithm<BcastCall>, 2> kAlgorithms{{
@@ -140,15 +139,16 @@ int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm) {
       e, {detail::CollId::Bcast, root, count, detail::signature_size(datatype)}, fn);
   if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
   if (rc == MPI_SUCCESS) rc = detail::check_count(e, count, "count", fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_type(e, datatype, &c.buf.layout, "datatype", fn);
+  if (rc == MPI_SUCCESS) rc = detail::check_type(e, datatype, &c.data.layout, "datatype", fn);
   if (rc != MPI_SUCCESS) return rc;
 
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   if (buffer == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the buffer of Bcast");
-    stand_in = detail::TypedStorage(count, datatype, c.buf.layout, true);
-    c.buf.base = stand_in.base();
+    stand_in =
+        detail::TypedScratch(count, datatype, c.data.layout, detail::TypedScratch::Fill::zero);
+    c.data.buf = stand_in.base();
   }
   c.root = e->shared->map.at(root);
   rc = detail::choose<BcastCall>(kAlgorithms, c).run(c);

@@ -5,9 +5,8 @@
 namespace ep::detail {
 
 std::size_t Contributions::bytes(int ranks, int count, const TypeLayout& layout) {
-  MPI_Aint offset = 0;
   const std::int64_t elements = std::int64_t{ranks} * count;
-  return span_bytes(static_cast<int>(elements), layout, &offset);
+  return layout.footprint(static_cast<int>(elements)).bytes;
 }
 
 Contributions::Contributions(const Meeting& m, int count, MPI_Datatype type,
@@ -24,7 +23,8 @@ Contributions::Contributions(const Meeting& m, int count, MPI_Datatype type,
 int Contributions::gather(Meeting& m, const void* input, int stage) {
   const CommShared& shared = m.shared();
   const int me = order_.slot_of(shared.map.rank_of(shared.mpi_rank, m.local()));
-  copy_data({input, count_, all_.type, all_.layout}, all_.slice(std::int64_t{me} * count_, count_));
+  copy_typed({input, count_, all_.type, all_.layout},
+             all_.slice(std::int64_t{me} * count_, count_));
   m.barrier();  // 1
   if (!m.leader()) return m.wait(0, stage);
   int rc = MPI_SUCCESS;
@@ -39,10 +39,10 @@ int Contributions::gather(Meeting& m, const void* input, int stage) {
     void* at = all_.at(displs[static_cast<std::size_t>(shared.mpi_rank)]);
     MPI_Request request = MPI_REQUEST_NULL;
     if (to_process_ < 0) {
-      rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, all_.type, all_.data(), counts.data(), displs.data(),
+      rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, all_.type, all_.buf, counts.data(), displs.data(),
                            all_.type, shared.mpi_comm, &request);
     } else if (to_process_ == shared.mpi_rank) {
-      rc = MPI_Igatherv(MPI_IN_PLACE, 0, all_.type, all_.data(), counts.data(), displs.data(),
+      rc = MPI_Igatherv(MPI_IN_PLACE, 0, all_.type, all_.buf, counts.data(), displs.data(),
                         all_.type, to_process_, shared.mpi_comm, &request);
     } else {
       rc = MPI_Igatherv(at, mine, all_.type, nullptr, nullptr, nullptr, all_.type, to_process_,

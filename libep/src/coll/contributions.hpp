@@ -61,7 +61,7 @@ class Contributions {
   int count_;
   int to_process_;
   ProcessOrder order_;
-  TypedBuf all_;  // every contribution, process order
+  Typed all_;  // every contribution, process order
 };
 
 }  // namespace ep::detail

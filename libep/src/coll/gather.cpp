@@ -19,16 +19,17 @@ namespace ep {
 
 namespace {
 
-using detail::Blocks;
+using detail::ConstTyped;
 using detail::Meeting;
-using detail::TypedBuf;
+using detail::RecvBlocks;
+using detail::Typed;
 
 constexpr int kMoved = 1;
 
 struct GatherArgs {
-  TypedBuf send;          // this endpoint's block
+  ConstTyped send;        // this endpoint's block
   bool in_place = false;  // the root's block is already in place
-  Blocks recv;            // the root's receive buffer
+  RecvBlocks recv;        // the root's receive buffer
 };
 
 // The leader's MPI step: blocks of other processes into the root's buffer,
@@ -38,18 +39,18 @@ int gather_mpi(const Meeting& m, detail::Location root) {
   const detail::CommShared& shared = m.shared();
   detail::Exchange exchange(shared.mpi_size);
   if (root.mpi_rank == shared.mpi_rank) {
-    const Blocks& recv = m.args<GatherArgs>(root.local_rank).recv;
+    const RecvBlocks& recv = m.args<GatherArgs>(root.local_rank).recv;
     for (int q = 0; q < shared.mpi_size; ++q) {
       if (q == shared.mpi_rank) continue;
       for (const int r : shared.map.ranks_on(q)) {
-        const TypedBuf block = recv.block(r);
-        exchange.recv(q, block.data(), block.count, block.type);
+        const Typed block = recv.block(r);
+        exchange.recv(q, block.buf, block.count, block.type);
       }
     }
   } else {
     for (int l = 0; l < m.size(); ++l) {
-      const TypedBuf& send = m.args<GatherArgs>(l).send;
-      exchange.send(root.mpi_rank, send.base, send.count, send.type);
+      const ConstTyped& send = m.args<GatherArgs>(l).send;
+      exchange.send(root.mpi_rank, send.buf, send.count, send.type);
     }
   }
   return exchange.run(shared.mpi_comm);
@@ -64,8 +65,8 @@ int gather(detail::Endpoint* e, const GatherArgs& mine, int root) {
     m.signal(kMoved, rc);
   }
   if (at.mpi_rank == e->shared->mpi_rank && !(e->rank == root && mine.in_place)) {
-    const Blocks& recv = m.args<GatherArgs>(at.local_rank).recv;  // 1
-    detail::copy_data(mine.send, recv.block(e->rank));
+    const RecvBlocks& recv = m.args<GatherArgs>(at.local_rank).recv;  // 1
+    detail::copy_typed(mine.send, recv.block(e->rank));
   }
   m.barrier();  // 3
   return m.leader() ? rc : m.wait(0, kMoved);
@@ -76,7 +77,7 @@ int gather(detail::Endpoint* e, const GatherArgs& mine, int root) {
 // pass MPI_IN_PLACE; anyone else taking part with it gets an error.
 void prepare_send(detail::Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                   bool is_root, GatherArgs* args, detail::LocalError& err,
-                  detail::TypedStorage& stand_in) {
+                  detail::TypedScratch& stand_in) {
   args->in_place = is_root && sendbuf == MPI_IN_PLACE;
   if (args->in_place) return;
   detail::local_count(&sendcount, "sendcount", err);
@@ -84,17 +85,18 @@ void prepare_send(detail::Endpoint* e, const void* sendbuf, int sendcount, MPI_D
   args->send = {sendbuf, sendcount, sendtype, args->send.layout};
   if (sendbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone (rank {} is not the root)", e->rank);
-    stand_in = detail::TypedStorage(sendcount, sendtype, args->send.layout, true);
-    args->send.base = stand_in.base();
+    stand_in = detail::TypedScratch(sendcount, sendtype, args->send.layout,
+                                    detail::TypedScratch::Fill::zero);
+    args->send.buf = stand_in.base();
   }
 }
 
 // The root's receive side, once its blocks are known; a stand-in for a
 // receive buffer of MPI_IN_PLACE.
 void prepare_recv(void* recvbuf, MPI_Datatype recvtype, GatherArgs* args, int ranks,
-                  detail::LocalError& err, detail::TypedStorage& stand_in) {
+                  detail::LocalError& err, detail::TypedScratch& stand_in) {
   detail::local_type(&recvtype, &args->recv.layout, "recvtype", err);
-  args->recv.base = recvbuf;
+  args->recv.buf = recvbuf;
   args->recv.type = recvtype;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
@@ -102,8 +104,9 @@ void prepare_recv(void* recvbuf, MPI_Datatype recvtype, GatherArgs* args, int ra
     for (int r = 0; r < ranks; ++r) {
       span = std::max(span, args->recv.displs[r] + args->recv.counts[r]);
     }
-    stand_in = detail::TypedStorage(span, recvtype, args->recv.layout, true);
-    args->recv.base = stand_in.base();
+    stand_in =
+        detail::TypedScratch(span, recvtype, args->recv.layout, detail::TypedScratch::Fill::zero);
+    args->recv.buf = stand_in.base();
   }
 }
 
@@ -128,8 +131,8 @@ int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
 
   GatherArgs args;
   detail::LocalError err;
-  detail::TypedStorage send_stand_in;
-  detail::TypedStorage recv_stand_in;
+  detail::TypedScratch send_stand_in;
+  detail::TypedScratch recv_stand_in;
   const int ranks = e->shared->map.size();
   prepare_send(e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
   if (is_root) detail::local_count(&recvcount, "recvcount", err);
@@ -157,8 +160,8 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 
   GatherArgs args;
   detail::LocalError err;
-  detail::TypedStorage send_stand_in;
-  detail::TypedStorage recv_stand_in;
+  detail::TypedScratch send_stand_in;
+  detail::TypedScratch recv_stand_in;
   const bool is_root = e->rank == root;
   const int ranks = e->shared->map.size();
   // A root with bad counts takes part with empty blocks, then reports.

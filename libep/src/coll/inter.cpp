@@ -218,7 +218,7 @@ int inter_allreduce(Endpoint* e, const void* sendbuf, void* recvbuf, int count, 
     // Unpack each contribution into the type's own layout, then fold from
     // the highest rank down: acc = c[q] op acc keeps rank order for
     // non-commutative ops.
-    const TypedScratch scratch(count, layout);
+    const TypedScratch scratch(count, type, layout);
     for (std::size_t i = remote.size(); i-- > 0;) {
       const auto u = static_cast<std::size_t>(remote[i]);
       const std::byte* data = gathered->bytes.data() + gathered->offset[u];

@@ -21,23 +21,27 @@
 #include <cstdint>
 #include <vector>
 
-#include "coll/typed.hpp"
+#include "base/datatype.hpp"
 
 namespace ep::detail {
 
-/// Buffer `base` as counts[r] elements at displacement displs[r] per rank.
-struct Blocks {
-  const void* base = nullptr;
+/// Buffer `buf` as counts[r] elements at displacement displs[r] per rank:
+/// SendBlocks to read from, RecvBlocks to write to.
+template <class Void>
+struct BasicBlocks {
+  Void* buf = nullptr;
   const int* counts = nullptr;
   const int* displs = nullptr;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   TypeLayout layout;
 
-  TypedBuf block(int rank) const {
-    const TypedBuf all{base, 0, type, layout};
-    return {all.at(displs[rank]), counts[rank], type, layout};
+  BasicTyped<Void> block(int rank) const {
+    const BasicTyped<Void> all{buf, 0, type, layout};
+    return all.slice(displs[rank], counts[rank]);
   }
 };
+using SendBlocks = BasicBlocks<const void>;
+using RecvBlocks = BasicBlocks<void>;
 
 /// The counts and displacements of a non-v collective: `count` elements
 /// per rank, rank r's block at r * count.

@@ -38,7 +38,7 @@ namespace {
 using detail::Meeting;
 using detail::ReduceArgs;
 using detail::ReduceCall;
-using detail::TypedBuf;
+using detail::Typed;
 
 constexpr int kCombined = 1;  // the leader has read every local operand
 constexpr int kReduced = 2;   // the leader's MPI step is over
@@ -69,8 +69,7 @@ int reduce_mpi(const Meeting& m, const ReduceCall& c, void* acc, int root_proces
 
 void* acquire_scratch(const ReduceCall& c) {
   if (c.e->local != 0) return nullptr;
-  MPI_Aint offset = 0;
-  const std::size_t bytes = detail::span_bytes(c.count, c.reduction.layout, &offset);
+  const std::size_t bytes = c.reduction.layout.footprint(c.count).bytes;
   return detail::typed_base(c.e->shared->team->scratch_acquire(kScratch, bytes), c.count,
                             c.reduction.layout);
 }
@@ -82,24 +81,23 @@ int leader_combines(const ReduceCall& c) {
   const bool at_root = root.process == m.shared().mpi_rank;
   const bool root_reads = at_root && root.local != 0;  // the mailbox's only reader
   const auto result = [&](std::byte* box) {
-    return TypedBuf{detail::typed_base(box, c.count, c.reduction.layout), c.count, c.reduction.type,
-                    c.reduction.layout};
+    return Typed{detail::typed_base(box, c.count, c.reduction.layout), c.count, c.reduction.type,
+                 c.reduction.layout};
   };
   if (m.leader()) {
-    MPI_Aint offset = 0;
-    const std::size_t span = detail::span_bytes(c.count, c.reduction.layout, &offset);
-    const TypedBuf acc = result(team.mailbox_acquire(m.call(), span));
-    const int local_rc = detail::reduce_in_order(c.reduction, detail::local_inputs(m), acc.data(),
-                                                 -1, {0, c.count});  // 1
+    const std::size_t span = c.reduction.layout.footprint(c.count).bytes;
+    const Typed acc = result(team.mailbox_acquire(m.call(), span));
+    const int local_rc = detail::reduce_in_order(c.reduction, detail::local_inputs(m), acc.buf, -1,
+                                                 {0, c.count});  // 1
     // The MPI step reads the mailbox after the first signal, so the leader
     // is a reader itself, and so is the root.
     team.mailbox_lend(m.call(), root_reads ? 2 : 1);
     m.signal(kCombined);
-    int rc = reduce_mpi(m, c, acc.data(), root.process);  // 2
+    int rc = reduce_mpi(m, c, acc.buf, root.process);  // 2
     if (local_rc != MPI_SUCCESS) rc = local_rc;
     m.signal(kReduced, rc);
     if (at_root && !root_reads && rc == MPI_SUCCESS) {
-      detail::copy_data(acc, {c.args.output, c.count, c.reduction.type, c.reduction.layout});
+      detail::copy_typed(acc, {c.args.output, c.count, c.reduction.type, c.reduction.layout});
     }
     team.mailbox_read_done(m.call());
     return rc;
@@ -110,8 +108,8 @@ int leader_combines(const ReduceCall& c) {
   }
   const int rc = m.wait(0, kReduced);
   if (rc == MPI_SUCCESS) {  // 3
-    detail::copy_data(result(team.mailbox(m.call())),
-                      {c.args.output, c.count, c.reduction.type, c.reduction.layout});
+    detail::copy_typed(result(team.mailbox(m.call())),
+                       {c.args.output, c.count, c.reduction.type, c.reduction.layout});
   }
   team.mailbox_read_done(m.call());
   return rc;
@@ -167,9 +165,8 @@ int gather_all(const ReduceCall& c) {
 // Small enough that one endpoint combines faster than several hand off, and
 // the result fits a mailbox.
 bool small(const ReduceCall& c) {
-  MPI_Aint offset = 0;
-  return c.bytes() < 64 * 1024 && detail::span_bytes(c.count, c.reduction.layout, &offset) <=
-                                      detail::LocalTeam::kMailboxBytes;
+  return c.bytes() < 64 * 1024 &&
+         c.reduction.layout.footprint(c.count).bytes <= detail::LocalTeam::kMailboxBytes;
 }
 bool hierarchical(const ReduceCall& c) { return c.hierarchical_exact(); }
 
@@ -199,16 +196,18 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   c.root = root;
 
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   const bool is_root = e->rank == root;
   if (is_root && recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "the root's recvbuf may not be MPI_IN_PLACE");
-    stand_in = detail::TypedStorage(count, datatype, c.reduction.layout, true);
+    stand_in =
+        detail::TypedScratch(count, datatype, c.reduction.layout, detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   } else if (!is_root && sendbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone (rank {} is not root {})", e->rank,
              root);
-    stand_in = detail::TypedStorage(count, datatype, c.reduction.layout, true);
+    stand_in =
+        detail::TypedScratch(count, datatype, c.reduction.layout, detail::TypedScratch::Fill::zero);
     sendbuf = stand_in.base();
   }
   if (is_root) {

@@ -35,9 +35,10 @@ namespace ep {
 
 namespace {
 
+using detail::ConstTyped;
 using detail::Meeting;
 using detail::ReduceCall;
-using detail::TypedBuf;
+using detail::Typed;
 
 constexpr int kGathered = 1;
 constexpr int kReduced = 2;
@@ -53,16 +54,14 @@ struct ScatterCall {
   int mine() const { return counts[reduce.e->rank]; }
 };
 
-TypedBuf typed(const ReduceCall& c, const void* base, int count) {
+ConstTyped operand(const ReduceCall& c, const void* base, int count) {
   return {base, count, c.reduction.type, c.reduction.layout};
 }
 
 void* scratch_base(detail::LocalTeam& team, int index, int count, const detail::TypeLayout& layout,
                    bool acquire) {
-  MPI_Aint offset = 0;
-  std::byte* memory = acquire
-                          ? team.scratch_acquire(index, detail::span_bytes(count, layout, &offset))
-                          : team.scratch(index);
+  std::byte* memory =
+      acquire ? team.scratch_acquire(index, layout.footprint(count).bytes) : team.scratch(index);
   return detail::typed_base(memory, count, layout);
 }
 
@@ -122,7 +121,8 @@ int hierarchical(const ScatterCall& s, bool scatter) {
   }
   if (rc == MPI_SUCCESS) {  // 3
     const std::int64_t at = s.offset(c.e->rank) - s.offset(first);
-    detail::copy_data(typed(c, result, 0).slice(at, s.mine()), typed(c, c.args.output, s.mine()));
+    detail::copy_typed(operand(c, result, 0).slice(at, s.mine()),
+                       Typed{c.args.output, s.mine(), c.reduction.type, c.reduction.layout});
   }
   if (!m.leader()) m.scratch_read_done();
   return rc;
@@ -144,7 +144,7 @@ int gather_all(const ScatterCall& s) {
   int rc = all.gather(m, c.args.input, kGathered);  // 1-2
   if (rc == MPI_SUCCESS) {                          // 3
     std::vector<const void*> in = all.of_ranks(0, ranks);
-    for (const void*& operand : in) operand = typed(c, operand, 0).at(s.offset(c.e->rank));
+    for (const void*& block : in) block = operand(c, block, 0).at(s.offset(c.e->rank));
     rc = detail::reduce_in_order(c.reduction, in, c.args.output, -1, {0, s.mine()});
   }
   m.barrier();  // nobody reads the gathered operands any more
@@ -183,11 +183,11 @@ int reduce_scatter(detail::Endpoint* e, const void* sendbuf, void* recvbuf, cons
   if (rc != MPI_SUCCESS) return rc;
 
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    stand_in =
-        detail::TypedStorage(static_cast<int>(total), datatype, s.reduce.reduction.layout, true);
+    stand_in = detail::TypedScratch(static_cast<int>(total), datatype, s.reduce.reduction.layout,
+                                    detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   }
   s.reduce.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};

@@ -33,10 +33,11 @@ namespace ep {
 
 namespace {
 
+using detail::ConstTyped;
 using detail::Meeting;
 using detail::ReduceArgs;
 using detail::ReduceCall;
-using detail::TypedBuf;
+using detail::Typed;
 
 constexpr int kGathered = 1;
 constexpr int kScanned = 2;
@@ -50,17 +51,17 @@ struct ScanCall {
 
 int reduce_local(const ReduceCall& c, const void* in, void* inout, detail::ElementRange range) {
   if (range.count == 0) return MPI_SUCCESS;
-  const TypedBuf a{in, 0, c.reduction.type, c.reduction.layout};
-  const TypedBuf b{inout, 0, c.reduction.type, c.reduction.layout};
+  const ConstTyped a{in, 0, c.reduction.type, c.reduction.layout};
+  const Typed b{inout, 0, c.reduction.type, c.reduction.layout};
   return MPI_Reduce_local(a.at(range.first), b.at(range.first), range.count, c.reduction.type,
                           c.reduction.op);
 }
 
 void copy_range(const ReduceCall& c, const void* from, void* to, detail::ElementRange range) {
   if (from == to) return;
-  const TypedBuf a{from, c.count, c.reduction.type, c.reduction.layout};
-  const TypedBuf b{to, c.count, c.reduction.type, c.reduction.layout};
-  detail::copy_data(a.slice(range.first, range.count), b.slice(range.first, range.count));
+  const ConstTyped a{from, c.count, c.reduction.type, c.reduction.layout};
+  const Typed b{to, c.count, c.reduction.type, c.reduction.layout};
+  detail::copy_typed(a.slice(range.first, range.count), b.slice(range.first, range.count));
 }
 
 // Step 1 over one slice of the elements: the process's prefixes chained
@@ -90,8 +91,7 @@ int chain_prefixes(const Meeting& m, const ScanCall& s, void* total, detail::Ele
 }
 
 void* scratch_base(detail::LocalTeam& team, int index, const ReduceCall& c, bool acquire) {
-  MPI_Aint offset = 0;
-  const std::size_t bytes = detail::span_bytes(c.count, c.reduction.layout, &offset);
+  const std::size_t bytes = c.reduction.layout.footprint(c.count).bytes;
   return detail::typed_base(acquire ? team.scratch_acquire(index, bytes) : team.scratch(index),
                             c.count, c.reduction.layout);
 }
@@ -185,20 +185,20 @@ int scan(Comm comm, const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   if (rc != MPI_SUCCESS) return rc;
 
   detail::LocalError err;
-  detail::TypedStorage stand_in;
+  detail::TypedScratch stand_in;
   const detail::TypeLayout& layout = s.reduce.reduction.layout;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    stand_in = detail::TypedStorage(count, datatype, layout, true);
+    stand_in = detail::TypedScratch(count, datatype, layout, detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   }
   // Exscan overwrites an endpoint's buffer with a prefix that ends at the
   // previous rank while that rank's prefix still needs the operand: an
   // in-place operand is copied first.
-  detail::TypedStorage operand;
+  detail::TypedScratch operand;
   if (sendbuf == MPI_IN_PLACE && exclusive) {
-    operand = detail::TypedStorage(count, datatype, layout);
-    detail::copy_data({recvbuf, count, datatype, layout}, operand.buf());
+    operand = detail::TypedScratch(count, datatype, layout);
+    detail::copy_typed({recvbuf, count, datatype, layout}, operand.typed());
     sendbuf = operand.base();
   }
   s.reduce.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};

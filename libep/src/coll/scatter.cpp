@@ -19,16 +19,17 @@ namespace ep {
 
 namespace {
 
-using detail::Blocks;
+using detail::ConstTyped;
 using detail::Meeting;
-using detail::TypedBuf;
+using detail::SendBlocks;
+using detail::Typed;
 
 constexpr int kMoved = 1;
 
 struct ScatterArgs {
-  TypedBuf recv;          // this endpoint's block
+  Typed recv;             // this endpoint's block
   bool in_place = false;  // the root keeps its block where it is
-  Blocks send;            // the root's send buffer
+  SendBlocks send;        // the root's send buffer
 };
 
 // The leader's MPI step: the root's blocks for other processes, or this
@@ -38,18 +39,18 @@ int scatter_mpi(const Meeting& m, detail::Location root) {
   const detail::CommShared& shared = m.shared();
   detail::Exchange exchange(shared.mpi_size);
   if (root.mpi_rank == shared.mpi_rank) {
-    const Blocks& send = m.args<ScatterArgs>(root.local_rank).send;
+    const SendBlocks& send = m.args<ScatterArgs>(root.local_rank).send;
     for (int q = 0; q < shared.mpi_size; ++q) {
       if (q == shared.mpi_rank) continue;
       for (const int r : shared.map.ranks_on(q)) {
-        const TypedBuf block = send.block(r);
-        exchange.send(q, block.base, block.count, block.type);
+        const ConstTyped block = send.block(r);
+        exchange.send(q, block.buf, block.count, block.type);
       }
     }
   } else {
     for (int l = 0; l < m.size(); ++l) {
-      const TypedBuf& recv = m.args<ScatterArgs>(l).recv;
-      exchange.recv(root.mpi_rank, recv.data(), recv.count, recv.type);
+      const Typed& recv = m.args<ScatterArgs>(l).recv;
+      exchange.recv(root.mpi_rank, recv.buf, recv.count, recv.type);
     }
   }
   return exchange.run(shared.mpi_comm);
@@ -64,8 +65,8 @@ int scatter(detail::Endpoint* e, const ScatterArgs& mine, int root) {
     m.signal(kMoved, rc);
   }
   if (at.mpi_rank == e->shared->mpi_rank && !(e->rank == root && mine.in_place)) {
-    const Blocks& send = m.args<ScatterArgs>(at.local_rank).send;  // 1
-    detail::copy_data(send.block(e->rank), mine.recv);
+    const SendBlocks& send = m.args<ScatterArgs>(at.local_rank).send;  // 1
+    detail::copy_typed(send.block(e->rank), mine.recv);
   }
   m.barrier();  // 3
   return m.leader() ? rc : m.wait(0, kMoved);
@@ -76,7 +77,7 @@ int scatter(detail::Endpoint* e, const ScatterArgs& mine, int root) {
 // pass MPI_IN_PLACE; anyone else taking part with it gets an error.
 void prepare_recv(detail::Endpoint* e, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   bool is_root, ScatterArgs* args, detail::LocalError& err,
-                  detail::TypedStorage& stand_in) {
+                  detail::TypedScratch& stand_in) {
   args->in_place = is_root && recvbuf == MPI_IN_PLACE;
   if (args->in_place) return;
   detail::local_count(&recvcount, "recvcount", err);
@@ -84,17 +85,18 @@ void prepare_recv(detail::Endpoint* e, void* recvbuf, int recvcount, MPI_Datatyp
   args->recv = {recvbuf, recvcount, recvtype, args->recv.layout};
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone (rank {} is not the root)", e->rank);
-    stand_in = detail::TypedStorage(recvcount, recvtype, args->recv.layout, true);
-    args->recv.base = stand_in.base();
+    stand_in = detail::TypedScratch(recvcount, recvtype, args->recv.layout,
+                                    detail::TypedScratch::Fill::zero);
+    args->recv.buf = stand_in.base();
   }
 }
 
 // The root's send side, once its blocks are known; a zeroed stand-in for a
 // send buffer of MPI_IN_PLACE.
 void prepare_send(const void* sendbuf, MPI_Datatype sendtype, ScatterArgs* args, int ranks,
-                  detail::LocalError& err, detail::TypedStorage& stand_in) {
+                  detail::LocalError& err, detail::TypedScratch& stand_in) {
   detail::local_type(&sendtype, &args->send.layout, "sendtype", err);
-  args->send.base = sendbuf;
+  args->send.buf = sendbuf;
   args->send.type = sendtype;
   if (sendbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "sendbuf may not be MPI_IN_PLACE");
@@ -102,8 +104,9 @@ void prepare_send(const void* sendbuf, MPI_Datatype sendtype, ScatterArgs* args,
     for (int r = 0; r < ranks; ++r) {
       span = std::max(span, args->send.displs[r] + args->send.counts[r]);
     }
-    stand_in = detail::TypedStorage(span, sendtype, args->send.layout, true);
-    args->send.base = stand_in.base();
+    stand_in =
+        detail::TypedScratch(span, sendtype, args->send.layout, detail::TypedScratch::Fill::zero);
+    args->send.buf = stand_in.base();
   }
 }
 
@@ -128,8 +131,8 @@ int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 
   ScatterArgs args;
   detail::LocalError err;
-  detail::TypedStorage recv_stand_in;
-  detail::TypedStorage send_stand_in;
+  detail::TypedScratch recv_stand_in;
+  detail::TypedScratch send_stand_in;
   const int ranks = e->shared->map.size();
   prepare_recv(e, recvbuf, recvcount, recvtype, is_root, &args, err, recv_stand_in);
   if (is_root) detail::local_count(&sendcount, "sendcount", err);
@@ -156,8 +159,8 @@ int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
 
   ScatterArgs args;
   detail::LocalError err;
-  detail::TypedStorage recv_stand_in;
-  detail::TypedStorage send_stand_in;
+  detail::TypedScratch recv_stand_in;
+  detail::TypedScratch send_stand_in;
   const bool is_root = e->rank == root;
   const int ranks = e->shared->map.size();
   // A root with bad counts takes part with empty blocks, then reports.

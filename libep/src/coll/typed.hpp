@@ -1,66 +1,20 @@
-// Typed buffers as collectives see them: ranges of elements to copy, to
-// reduce in rank order and to split between the endpoints of a process.
+// Typed buffers as collectives see them (base/datatype.hpp): ranges of
+// elements to copy, to reduce in rank order and to split between the
+// endpoints of a process.
 //
-// An element is one instance of the datatype: element i of a buffer starts
-// at base + i * extent, as in MPI. Ranges of elements are what the
-// endpoints of a process divide among themselves when a copy or reduction is
-// large: MPI ops work element by element, so any split is exact.
+// Ranges of elements are what the endpoints of a process divide among
+// themselves when a copy or reduction is large: MPI ops work element by
+// element, so any split is exact.
 #pragma once
 
 #include <mpi.h>
 
-#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 
 #include "base/datatype.hpp"
 
 namespace ep::detail {
-
-/// `count` elements of `type` at `base` (the address one passes to MPI).
-struct TypedBuf {
-  const void* base = nullptr;
-  int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  TypeLayout layout;
-
-  void* data() const { return const_cast<void*>(base); }
-  /// The address of element `i`.
-  void* at(std::int64_t i) const { return static_cast<std::byte*>(data()) + i * layout.extent; }
-  /// Elements [first, first + n) as a buffer of their own.
-  TypedBuf slice(std::int64_t first, int n) const { return {at(first), n, type, layout}; }
-  std::int64_t bytes() const { return std::int64_t{count} * layout.size; }
-};
-
-/// Copies the data of `from` into `to` (type signatures as MPI matches
-/// them), at most to's capacity.
-void copy_data(const TypedBuf& from, const TypedBuf& to);
-
-/// Bytes of memory `count` elements of a type cover, and the offset of the
-/// first of them from the base address (true_lb, or lower with a negative
-/// extent).
-std::size_t span_bytes(int count, const TypeLayout& layout, MPI_Aint* offset);
-
-/// Memory for `count` elements of a type, laid out as a buffer of that type.
-class TypedStorage {
- public:
-  TypedStorage() = default;
-  TypedStorage(int count, MPI_Datatype type, const TypeLayout& layout, bool zeroed = false);
-  TypedBuf buf() const { return {base_, count_, type_, layout_}; }
-  void* base() const { return base_; }
-
- private:
-  std::unique_ptr<std::byte[]> memory_;
-  void* base_ = nullptr;
-  int count_ = 0;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  TypeLayout layout_;
-};
-
-/// The base address for `count` elements laid out in `memory`, which holds
-/// span_bytes(count, layout) bytes.
-void* typed_base(std::byte* memory, int count, const TypeLayout& layout);
 
 /// Elements [first, first + count) of a range that `parts` endpoints share.
 struct ElementRange {
