@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/datatype.hpp"
-#include "coll/typed.hpp"
+#include "coll/elements.hpp"
 #include "ranks/block_layout.hpp"
 #include "ranks/rank_map.hpp"
 

@@ -27,9 +27,9 @@
 
 #include "coll/algorithm.hpp"
 #include "coll/checks.hpp"
+#include "coll/elements.hpp"
 #include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
-#include "coll/typed.hpp"
 #include "ep/coll.hpp"
 #include "team/meeting.hpp"
 

@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "coll/typed.hpp"
+#include "coll/elements.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
 

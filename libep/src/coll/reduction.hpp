@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "coll/checks.hpp"
-#include "coll/typed.hpp"
+#include "coll/elements.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
 

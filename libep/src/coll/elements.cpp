@@ -1,4 +1,4 @@
-#include "coll/typed.hpp"
+#include "coll/elements.hpp"
 
 #include <algorithm>
 
