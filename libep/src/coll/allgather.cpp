@@ -10,7 +10,7 @@
 //      end:    a barrier of each process.
 #include <algorithm>
 
-#include "coll/checks.hpp"
+#include "coll/entry.hpp"
 #include "coll/exchange.hpp"
 #include "coll/inter.hpp"
 #include "coll/movement.hpp"
@@ -105,58 +105,65 @@ void prepare(detail::Endpoint* e, const void* sendbuf, int sendcount, MPI_Dataty
   args->send = {sendbuf, sendcount, sendtype, args->send.layout};
 }
 
-}  // namespace
-
-int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, Comm comm) {
-  constexpr const char* fn = "Allgather";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter) {
-    return detail::inter_allgather(e, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  }
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  rc = detail::check_signature(e,
-                               {detail::CollId::Allgather, -1, in_place ? recvcount : sendcount,
-                                detail::signature_size(in_place ? recvtype : sendtype)},
-                               fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Allgather on an intra-communicator: every argument is endpoint-local.
+int allgather_equal(const detail::Entered& in, const void* sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype) {
   AllgatherArgs args;
   detail::LocalError err;
   detail::TypedScratch stand_in;
   detail::local_count(&recvcount, "recvcount", err);
-  const detail::EqualBlocks blocks(e->shared->map.size(), recvcount);
+  const detail::EqualBlocks blocks(in.e->shared->map.size(), recvcount);
   args.recv.counts = blocks.counts.data();
   args.recv.displs = blocks.displs.data();
-  prepare(e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
-  return err.finish(e, fn, allgather(e, args), "MPI_Alltoallw");
+  prepare(in.e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
+  return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw");
 }
 
-int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm) {
-  constexpr const char* fn = "Allgatherv";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  rc = detail::check_signature(e, {detail::CollId::Allgatherv, -1, -1, 0}, fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Allgatherv on an intra-communicator: every argument is endpoint-local.
+int allgather_v(const detail::Entered& in, const void* sendbuf, int sendcount,
+                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
+                MPI_Datatype recvtype) {
   AllgatherArgs args;
   detail::LocalError err;
   detail::TypedScratch stand_in;
-  const int ranks = e->shared->map.size();
+  const int ranks = in.e->shared->map.size();
   // Bad counts: take part with empty blocks, then report.
   const detail::EqualBlocks empty(ranks, 0);
   const bool counts_ok = detail::check_counts(recvcounts, ranks, "recvcounts", err) &&
                          (displs != nullptr || err.note(MPI_ERR_ARG, "displs is a null pointer"));
   args.recv.counts = counts_ok ? recvcounts : empty.counts.data();
   args.recv.displs = counts_ok ? displs : empty.displs.data();
-  prepare(e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
-  return err.finish(e, fn, allgather(e, args), "MPI_Alltoallw");
+  prepare(in.e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
+  return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw");
+}
+
+}  // namespace
+
+int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, Comm comm) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const detail::Entry entry{
+      .function = "Allgather",
+      .signature = {detail::CollId::Allgather, -1, in_place ? recvcount : sendcount,
+                    in_place ? recvtype : sendtype}};
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return allgather_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+      },
+      [&](const detail::Entered& in) {
+        return detail::inter_allgather(in, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                       recvtype);
+      });
+}
+
+int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm) {
+  const detail::Entry entry{.function = "Allgatherv",
+                            .signature = {detail::CollId::Allgatherv, -1, -1}};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return allgather_v(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  });
 }
 
 }  // namespace ep

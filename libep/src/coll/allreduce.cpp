@@ -157,32 +157,39 @@ constexpr std::array<detail::Algorithm<ReduceCall>, 3> kAlgorithms{{
     {"gather_all", gather_all, detail::always, detail::always},
 }};
 
-}  // namespace
-
-int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              Comm comm) {
-  constexpr const char* fn = "Allreduce";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter) return detail::inter_allreduce(e, sendbuf, recvbuf, count, datatype, op);
-  rc = detail::check_signature(
-      e, {detail::CollId::Allreduce, -1, count, detail::signature_size(datatype)}, fn);
-  ReduceCall c;
-  if (rc == MPI_SUCCESS) rc = detail::check_reduction(e, count, datatype, op, fn, &c);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Allreduce on an intra-communicator, its agreed arguments checked.
+int allreduce(const detail::Entered& in, const void* sendbuf, void* recvbuf, int count,
+              MPI_Datatype datatype, MPI_Op op) {
+  ReduceCall c = detail::reduce_call(in, count, datatype, op);
   detail::LocalError err;
   detail::TypedScratch stand_in;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    stand_in =
-        detail::TypedScratch(count, datatype, c.reduction.layout, detail::TypedScratch::Fill::zero);
+    stand_in = detail::TypedScratch(count, datatype, in.layout, detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   }
   c.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
-  rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
-  return err.finish(e, fn, rc, "the reduction");
+  const int rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
+  return err.finish(in.e, in.function, rc, "the reduction");
+}
+
+}  // namespace
+
+int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              Comm comm) {
+  const detail::Entry entry{.function = "Allreduce",
+                            .signature = {detail::CollId::Allreduce, -1, count, datatype},
+                            .count = count,
+                            .type = datatype,
+                            .op = op};
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return allreduce(in, sendbuf, recvbuf, count, datatype, op);
+      },
+      [&](const detail::Entered& in) {
+        return detail::inter_allreduce(in, sendbuf, recvbuf, count, datatype, op);
+      });
 }
 
 }  // namespace ep

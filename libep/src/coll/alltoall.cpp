@@ -12,7 +12,7 @@
 // from the copy, since its blocks are overwritten while others read them.
 #include <algorithm>
 
-#include "coll/checks.hpp"
+#include "coll/entry.hpp"
 #include "coll/exchange.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
@@ -111,28 +111,15 @@ void prepare(int ranks, const void* sendbuf, MPI_Datatype sendtype, void* recvbu
                 args->recv.layout};
 }
 
-}  // namespace
-
-int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, Comm comm) {
-  constexpr const char* fn = "Alltoall";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  rc = detail::check_signature(e,
-                               {detail::CollId::Alltoall, -1, in_place ? recvcount : sendcount,
-                                detail::signature_size(in_place ? recvtype : sendtype)},
-                               fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Alltoall on an intra-communicator: every argument is endpoint-local.
+int alltoall_equal(const detail::Entered& in, const void* sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype) {
   AlltoallArgs args;
   detail::LocalError err;
   detail::TypedScratch recv_stand_in;
   detail::TypedScratch send_copy;
-  const int ranks = e->shared->map.size();
+  const int ranks = in.e->shared->map.size();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
   detail::local_count(&recvcount, "recvcount", err);
   if (!in_place) detail::local_count(&sendcount, "sendcount", err);
   const detail::EqualBlocks recv_blocks(ranks, recvcount);
@@ -142,26 +129,18 @@ int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   args.send.counts = send_blocks.counts.data();
   args.send.displs = send_blocks.displs.data();
   prepare(ranks, sendbuf, sendtype, recvbuf, recvtype, &args, err, recv_stand_in, send_copy);
-  return err.finish(e, fn, alltoall(e, args), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw");
 }
 
-int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-              MPI_Datatype recvtype, Comm comm) {
-  constexpr const char* fn = "Alltoallv";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  rc = detail::check_signature(e, {detail::CollId::Alltoallv, -1, -1, 0}, fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Alltoallv on an intra-communicator: every argument is endpoint-local.
+int alltoall_v(const detail::Entered& in, const void* sendbuf, const int sendcounts[],
+               const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+               const int rdispls[], MPI_Datatype recvtype) {
   AlltoallArgs args;
   detail::LocalError err;
   detail::TypedScratch recv_stand_in;
   detail::TypedScratch send_copy;
-  const int ranks = e->shared->map.size();
+  const int ranks = in.e->shared->map.size();
   // Bad counts: take part with empty blocks, then report.
   const detail::EqualBlocks empty(ranks, 0);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -175,7 +154,32 @@ int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
   args.send.counts = send_ok && !in_place ? sendcounts : empty.counts.data();
   args.send.displs = send_ok && !in_place ? sdispls : empty.displs.data();
   prepare(ranks, sendbuf, sendtype, recvbuf, recvtype, &args, err, recv_stand_in, send_copy);
-  return err.finish(e, fn, alltoall(e, args), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw");
+}
+
+}  // namespace
+
+int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, Comm comm) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const detail::Entry entry{
+      .function = "Alltoall",
+      .signature = {detail::CollId::Alltoall, -1, in_place ? recvcount : sendcount,
+                    in_place ? recvtype : sendtype}};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return alltoall_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  });
+}
+
+int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, Comm comm) {
+  const detail::Entry entry{.function = "Alltoallv",
+                            .signature = {detail::CollId::Alltoallv, -1, -1}};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return alltoall_v(in, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                      recvtype);
+  });
 }
 
 }  // namespace ep

@@ -6,7 +6,7 @@
 //
 // One hand-off each way instead of two full barriers: only the leader waits
 // for everyone, everyone else waits for the leader alone.
-#include "coll/checks.hpp"
+#include "coll/entry.hpp"
 #include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "ep/coll.hpp"
@@ -14,16 +14,12 @@
 
 namespace ep {
 
-int Barrier(Comm comm) {
-  constexpr const char* fn = "Barrier";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter) return detail::inter_barrier(e);
-  if ((rc = detail::check_signature(e, {detail::CollId::Barrier}, fn)) != MPI_SUCCESS) return rc;
+namespace {
 
-  detail::Meeting m(e, nullptr);
+int barrier(const detail::Entered& in) {
+  detail::Meeting m(in.e, nullptr);
   constexpr int kReleased = 1;
+  int rc = MPI_SUCCESS;
   if (m.leader()) {
     m.wait_all_posted();      // 1
     if (m.multi_process()) {  // 2
@@ -34,7 +30,14 @@ int Barrier(Comm comm) {
   } else {
     rc = m.wait(0, kReleased);
   }
-  return detail::check_mpi(rc, e, fn, "MPI_Barrier");
+  return detail::check_mpi(rc, in.e, in.function, "MPI_Barrier");
+}
+
+}  // namespace
+
+int Barrier(Comm comm) {
+  return detail::enter(comm, {.function = "Barrier", .signature = {detail::CollId::Barrier}},
+                       barrier, detail::inter_barrier);
 }
 
 }  // namespace ep

@@ -26,8 +26,7 @@
 #include <array>
 
 #include "coll/algorithm.hpp"
-#include "coll/checks.hpp"
-#include "coll/elements.hpp"
+#include "coll/entry.hpp"
 #include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "ep/coll.hpp"
@@ -126,33 +125,36 @@ constexpr std::array<detail::Algorithm<BcastCall>, 2> kAlgorithms{{
     {"direct", direct, detail::always, detail::always},
 }};
 
+// Bcast on an intra-communicator, its agreed arguments checked. The buffer
+// is endpoint-local: MPI_IN_PLACE is reported after taking part with a
+// stand-in.
+int bcast(const detail::Entered& in, void* buffer, int count, MPI_Datatype datatype, int root) {
+  detail::LocalError err;
+  detail::TypedScratch stand_in;
+  BcastCall c{in.e, {buffer, count, datatype, in.layout}, in.e->shared->map.at(root)};
+  if (buffer == MPI_IN_PLACE) {
+    err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the buffer of Bcast");
+    stand_in = detail::TypedScratch(count, datatype, in.layout, detail::TypedScratch::Fill::zero);
+    c.data.buf = stand_in.base();
+  }
+  const int rc = detail::choose<BcastCall>(kAlgorithms, c).run(c);
+  return err.finish(in.e, in.function, rc, "MPI_Ibcast");
+}
+
 }  // namespace
 
 int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm) {
-  constexpr const char* fn = "Bcast";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter) return detail::inter_bcast(e, buffer, count, datatype, root);
-  BcastCall c{e, {buffer, count, datatype, {}}, {}};
-  rc = detail::check_signature(
-      e, {detail::CollId::Bcast, root, count, detail::signature_size(datatype)}, fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_count(e, count, "count", fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_type(e, datatype, &c.data.layout, "datatype", fn);
-  if (rc != MPI_SUCCESS) return rc;
-
-  detail::LocalError err;
-  detail::TypedScratch stand_in;
-  if (buffer == MPI_IN_PLACE) {
-    err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the buffer of Bcast");
-    stand_in =
-        detail::TypedScratch(count, datatype, c.data.layout, detail::TypedScratch::Fill::zero);
-    c.data.buf = stand_in.base();
-  }
-  c.root = e->shared->map.at(root);
-  rc = detail::choose<BcastCall>(kAlgorithms, c).run(c);
-  return err.finish(e, fn, rc, "MPI_Ibcast");
+  const detail::Entry entry{.function = "Bcast",
+                            .signature = {detail::CollId::Bcast, root, count, datatype},
+                            .root = root,
+                            .count = count,
+                            .type = datatype};
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) { return bcast(in, buffer, count, datatype, root); },
+      [&](const detail::Entered& in) {
+        return detail::inter_bcast(in, {buffer, count, datatype, in.layout}, root);
+      });
 }
 
 }  // namespace ep

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "coll/mpi_step.hpp"
@@ -23,20 +24,18 @@ const char* name_of(CollId id) {
   return kNames[static_cast<std::size_t>(id)];
 }
 
-int signature_size(MPI_Datatype type) {
-  int size = 0;
-  if (type != MPI_DATATYPE_NULL) MPI_Type_size(type, &size);
-  return size;
-}
-
-Endpoint* coll_endpoint(Comm comm, const char* function, int* rc) {
-  Endpoint* e = valid_endpoint(comm);
-  if (!e) *rc = invalid_comm(comm, function);
-  return e;
-}
-
 int check_root(Endpoint* e, int root, const char* function) {
-  const int size = e->shared->map.size();
+  const CommShared& shared = *e->shared;
+  if (shared.inter) {
+    const int remote = shared.peer_count(*e);
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < remote))
+      return MPI_SUCCESS;
+    return raise(e, MPI_ERR_ROOT, function,
+                 "invalid root {}: neither MPI_ROOT, MPI_PROC_NULL nor one of the {} ranks of the "
+                 "remote group",
+                 root, remote);
+  }
+  const int size = shared.map.size();
   if (root >= 0 && root < size) return MPI_SUCCESS;
   return raise(e, MPI_ERR_ROOT, function, "invalid root {}: the communicator has {} endpoints",
                root, size);
@@ -108,27 +107,50 @@ bool checking_enabled() {
   return enabled;
 }
 
-// A signature as it travels between processes.
+// A call as the endpoints compare it: the datatype by its size.
+struct Called {
+  CollId id = CollId::Barrier;
+  int root = -1;
+  long long count = 0;
+  int type_size = 0;
+};
+
+Called called(const Signature& s, const Endpoint& e) {
+  const bool at_root = s.root_in_place && e.rank == s.root;
+  long long count = at_root ? s.root_count : s.count;
+  const MPI_Datatype type = at_root ? s.root_type : s.type;
+  if (s.count_per_rank != nullptr) {
+    count = std::accumulate(s.count_per_rank, s.count_per_rank + e.shared->map.size(), 0LL);
+  }
+  int size = 0;
+  // A null or invalid datatype counts as size 0 here; the checks of the
+  // agreed arguments that follow report it.
+  if (count >= 0 && type != MPI_DATATYPE_NULL && MPI_Type_size(type, &size) != MPI_SUCCESS)
+    size = 0;
+  return {s.id, s.root, count, size};
+}
+
+// A call as it travels between processes.
 using Wire = std::array<long long, 4>;
 
-Wire to_wire(const Signature& s) {
-  return {static_cast<long long>(s.id), s.root, s.count, s.type_size};
+Wire to_wire(const Called& c) {
+  return {static_cast<long long>(c.id), c.root, c.count, c.type_size};
 }
-Signature from_wire(const Wire& w) {
+Called from_wire(const Wire& w) {
   return {static_cast<CollId>(w[0]), static_cast<int>(w[1]), w[2], static_cast<int>(w[3])};
 }
 
-bool same_call(const Signature& a, const Signature& b) {
+bool same_call(const Called& a, const Called& b) {
   if (a.id != b.id || a.root != b.root) return false;
   if (a.count < 0 || b.count < 0) return true;
   return a.count * a.type_size == b.count * b.type_size;
 }
 
-std::string describe_call(const Signature& s) {
-  std::string text = std::string(name_of(s.id)) + "(";
-  if (s.root >= 0) text += fmt::format("root {}, ", s.root);
-  if (s.count >= 0) {
-    text += fmt::format("count {}, datatype size {}", s.count, s.type_size);
+std::string describe_call(const Called& c) {
+  std::string text = std::string(name_of(c.id)) + "(";
+  if (c.root >= 0) text += fmt::format("root {}, ", c.root);
+  if (c.count >= 0) {
+    text += fmt::format("count {}, datatype size {}", c.count, c.type_size);
   } else {
     text += "counts per rank";
   }
@@ -137,13 +159,13 @@ std::string describe_call(const Signature& s) {
 
 // What the endpoints publish; the leader adds every rank's signature.
 struct CheckPost {
-  Signature mine;
+  Called mine;
   int rc = MPI_SUCCESS;
-  std::vector<Signature> by_rank;
+  std::vector<Called> by_rank;
 };
 
 // The leader's part: every rank's signature, from every process.
-int gather_signatures(const CommShared& shared, Meeting& m, std::vector<Signature>* by_rank) {
+int gather_signatures(const CommShared& shared, Meeting& m, std::vector<Called>* by_rank) {
   const RankMap& map = shared.map;
   std::vector<Wire> local;
   for (int l = 0; l < m.size(); ++l) local.push_back(to_wire(m.args<CheckPost>(l).mine));
@@ -179,9 +201,9 @@ int gather_signatures(const CommShared& shared, Meeting& m, std::vector<Signatur
 int check_signature(Endpoint* e, const Signature& mine, const char* function) {
   if (!checking_enabled() || e->shared->inter) return MPI_SUCCESS;
   CheckPost post;
-  post.mine = mine;
+  post.mine = called(mine, *e);
   Meeting m(e, &post);
-  const std::vector<Signature>* by_rank = nullptr;
+  const std::vector<Called>* by_rank = nullptr;
   int rc = MPI_SUCCESS;
   if (m.leader()) {
     m.wait_all_posted();

@@ -55,29 +55,33 @@ enum class CollId : int {
 };
 const char* name_of(CollId id);
 
-/// What an endpoint called, as EP_CHECK_COLLECTIVES compares it. root is -1
-/// for collectives without one; count is -1 where it legitimately differs
-/// between ranks (the v-variants).
+/// What an endpoint called, as EP_CHECK_COLLECTIVES compares it: root is
+/// -1 for collectives without one; count is -1 where it legitimately differs
+/// between ranks (the v-variants), and the type then does not matter.
+/// (Calls compare count times the datatype's size.)
 struct Signature {
   CollId id = CollId::Barrier;
   int root = -1;
   long long count = 0;
-  int type_size = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  /// Reduce_scatter: the count is the sum of these, one per rank.
+  const int* count_per_rank = nullptr;
+  /// Gather, Scatter with MPI_IN_PLACE at the root: the root's call is
+  /// compared by the count and type of its other side.
+  bool root_in_place = false;
+  long long root_count = 0;
+  MPI_Datatype root_type = MPI_DATATYPE_NULL;
 };
 
-/// The size of a datatype for a Signature; 0 for MPI_DATATYPE_NULL (whose
-/// error check_type reports), without asking MPI about a null handle.
-int signature_size(MPI_Datatype type);
-
-/// The endpoint behind `comm`, or null after raising MPI_ERR_COMM (*rc).
-Endpoint* coll_endpoint(Comm comm, const char* function, int* rc);
-
 /// With EP_CHECK_COLLECTIVES=1, compares this call with every other
-/// endpoint's; otherwise returns MPI_SUCCESS at once.
+/// endpoint's; otherwise returns MPI_SUCCESS at once. Intra-communicators
+/// only: on an inter-communicator the groups' calls differ by design.
 /// \note Collective over all endpoints of the communicator (when enabled).
 int check_signature(Endpoint* e, const Signature& mine, const char* function);
 
 // Checks of agreed arguments; each raises and returns the error class.
+/// A rank of the communicator; on an inter-communicator MPI_ROOT,
+/// MPI_PROC_NULL or a rank of the remote group.
 int check_root(Endpoint* e, int root, const char* function);
 int check_count(Endpoint* e, int count, const char* what, const char* function);
 /// Also fills *layout; `what` names the argument ("sendtype").

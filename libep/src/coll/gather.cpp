@@ -9,7 +9,7 @@
 //   3. end:    a barrier of each process (nobody uses another's buffers after).
 #include <algorithm>
 
-#include "coll/checks.hpp"
+#include "coll/entry.hpp"
 #include "coll/exchange.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
@@ -110,31 +110,18 @@ void prepare_recv(void* recvbuf, MPI_Datatype recvtype, GatherArgs* args, int ra
   }
 }
 
-}  // namespace
-
-int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-           MPI_Datatype recvtype, int root, Comm comm) {
-  constexpr const char* fn = "Gather";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  const bool is_root = e->rank == root;
-  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
-  rc = detail::check_signature(e,
-                               {detail::CollId::Gather, root, in_place ? recvcount : sendcount,
-                                detail::signature_size(in_place ? recvtype : sendtype)},
-                               fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Gather on an intra-communicator, its root checked; every other argument
+// is endpoint-local.
+int gather_equal(const detail::Entered& in, const void* sendbuf, int sendcount,
+                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root) {
   GatherArgs args;
   detail::LocalError err;
   detail::TypedScratch send_stand_in;
   detail::TypedScratch recv_stand_in;
-  const int ranks = e->shared->map.size();
-  prepare_send(e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
+  const bool is_root = in.e->rank == root;
+  const int ranks = in.e->shared->map.size();
+  prepare_send(in.e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
   if (is_root) detail::local_count(&recvcount, "recvcount", err);
   const detail::EqualBlocks blocks(is_root ? ranks : 0, recvcount);
   if (is_root) {
@@ -142,31 +129,23 @@ int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
     args.recv.displs = blocks.displs.data();
     prepare_recv(recvbuf, recvtype, &args, ranks, err, recv_stand_in);
   }
-  return err.finish(e, fn, gather(e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw");
 }
 
-int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-            Comm comm) {
-  constexpr const char* fn = "Gatherv";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  rc = detail::check_signature(e, {detail::CollId::Gatherv, root, -1, 0}, fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Gatherv on an intra-communicator, its root checked; every other argument
+// is endpoint-local.
+int gather_v(const detail::Entered& in, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+             void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+             int root) {
   GatherArgs args;
   detail::LocalError err;
   detail::TypedScratch send_stand_in;
   detail::TypedScratch recv_stand_in;
-  const bool is_root = e->rank == root;
-  const int ranks = e->shared->map.size();
+  const bool is_root = in.e->rank == root;
+  const int ranks = in.e->shared->map.size();
   // A root with bad counts takes part with empty blocks, then reports.
   const detail::EqualBlocks empty(is_root ? ranks : 0, 0);
-  prepare_send(e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
+  prepare_send(in.e, sendbuf, sendcount, sendtype, is_root, &args, err, send_stand_in);
   if (is_root) {
     const bool counts_ok = detail::check_counts(recvcounts, ranks, "recvcounts", err) &&
                            (displs != nullptr || err.note(MPI_ERR_ARG, "displs is a null pointer"));
@@ -174,7 +153,35 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
     args.recv.displs = counts_ok ? displs : empty.displs.data();
     prepare_recv(recvbuf, recvtype, &args, ranks, err, recv_stand_in);
   }
-  return err.finish(e, fn, gather(e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw");
+}
+
+}  // namespace
+
+int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, Comm comm) {
+  const detail::Entry entry{.function = "Gather",
+                            .signature = {.id = detail::CollId::Gather,
+                                          .root = root,
+                                          .count = sendcount,
+                                          .type = sendtype,
+                                          .root_in_place = sendbuf == MPI_IN_PLACE,
+                                          .root_count = recvcount,
+                                          .root_type = recvtype},
+                            .root = root};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return gather_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+            Comm comm) {
+  const detail::Entry entry{
+      .function = "Gatherv", .signature = {detail::CollId::Gatherv, root, -1}, .root = root};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return gather_v(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+  });
 }
 
 }  // namespace ep

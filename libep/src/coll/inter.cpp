@@ -1,11 +1,10 @@
 #include "coll/inter.hpp"
 
 #include <cstdint>
-#include <cstring>
-#include <memory>
+#include <initializer_list>
 #include <vector>
 
-#include "base/datatype.hpp"
+#include "coll/checks.hpp"
 #include "object/error.hpp"
 #include "team/local_team.hpp"
 
@@ -66,13 +65,22 @@ int gather_all(const CommShared& shared, const std::vector<std::vector<std::byte
                         byte_counts.data(), byte_displs.data(), MPI_BYTE, shared.mpi_comm);
 }
 
-std::vector<std::byte> packed(const void* buf, int count, MPI_Datatype type) {
-  TypeLayout layout;
-  query_layout(type, &layout);
-  const ConstTyped data{buf, count, type, layout};
-  std::vector<std::byte> out(static_cast<std::size_t>(data.bytes()));
-  pack(data, out.data());
-  return out;
+// The packed data of a buffer. Returns an MPI error code.
+int packed(const ConstTyped& data, std::vector<std::byte>* out) {
+  out->resize(static_cast<std::size_t>(data.bytes()));
+  return pack(data, out->data());
+}
+
+// MPI_IN_PLACE has no meaning on an inter-communicator: noted as this
+// endpoint's error, and replaced by a zeroed stand-in of `count` elements so
+// that the endpoint still takes part.
+template <class Void>
+void refuse_in_place(Void*& buf, int count, MPI_Datatype type, const TypeLayout& layout,
+                     const char* what, LocalError& err, TypedScratch& stand_in) {
+  if (buf != MPI_IN_PLACE) return;
+  err.note(MPI_ERR_BUFFER, "{} may not be MPI_IN_PLACE on an inter-communicator", what);
+  stand_in = TypedScratch(count, type, layout, TypedScratch::Fill::zero);
+  buf = stand_in.base();
 }
 
 // What each endpoint brings to a gathering collective.
@@ -103,32 +111,43 @@ int gather_contributions(Endpoint* e, const Contribution& mine, Gathered& storag
   return (*gathered)->rc;
 }
 
+// The first error of the steps of a call, in the order they ran.
+int first_error(std::initializer_list<int> codes) {
+  for (const int rc : codes) {
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
-int inter_barrier(Endpoint* e) {
-  LocalTeam& team = *e->shared->team;
+int inter_barrier(const Entered& in) {
+  LocalTeam& team = *in.e->shared->team;
   team.sync();
   int rc = MPI_SUCCESS;
-  if (e->local == 0) {
-    rc = MPI_Barrier(e->shared->mpi_comm);
+  if (in.e->local == 0) {
+    rc = MPI_Barrier(in.e->shared->mpi_comm);
     team.slot(0) = &rc;
   }
   team.sync();
   const int shared_rc = team.peer<int>(0);
   team.sync();
-  return check_mpi(shared_rc, e, "Barrier", "MPI_Barrier");
+  return check_mpi(shared_rc, in.e, in.function, "MPI_Barrier");
 }
 
-int inter_bcast(Endpoint* e, void* buf, int count, MPI_Datatype type, int root) {
+int inter_bcast(const Entered& in, const Typed& given, int root) {
+  Endpoint* e = in.e;
   const CommShared& shared = *e->shared;
   LocalTeam& team = *shared.team;
+  LocalError err;
+  TypedScratch stand_in;
+  Typed data = given;
+  refuse_in_place(data.buf, data.count, data.type, data.layout, "the buffer", err, stand_in);
   struct Arrival {
-    void* buf;
-    int count;
-    MPI_Datatype type;
+    Typed data;
     int root;
   };
-  const Arrival mine{buf, count, type, root};
+  const Arrival mine{data, root};
   team.slot(e->local) = &mine;
   team.sync();
   struct Result {
@@ -151,87 +170,111 @@ int inter_bcast(Endpoint* e, void* buf, int count, MPI_Datatype type, int root) 
         const int u = shared.members(1 - who.group)[static_cast<std::size_t>(a.root)];
         known[0] = shared.map.at(u).mpi_rank;
       }
-      if (a.root != MPI_PROC_NULL) {
-        TypeLayout layout;
-        query_layout(a.type, &layout);
-        known[1] = std::int64_t{a.count} * layout.size;
-      }
+      if (a.root != MPI_PROC_NULL) known[1] = a.data.bytes();
     }
     long long agreed[2] = {-1, -1};
-    result.rc = MPI_Allreduce(known, agreed, 2, MPI_LONG_LONG, MPI_MAX, shared.mpi_comm);
-    if (result.rc == MPI_SUCCESS) {
-      result.data = root_arrival
-                        ? packed(root_arrival->buf, root_arrival->count, root_arrival->type)
-                        : std::vector<std::byte>(static_cast<std::size_t>(agreed[1]));
-      result.rc = MPI_Bcast(result.data.data(), static_cast<int>(agreed[1]), MPI_BYTE,
-                            static_cast<int>(agreed[0]), shared.mpi_comm);
+    // The broadcast runs even when packing failed, so that no process is
+    // left waiting in it.
+    int pack_rc = MPI_SUCCESS;
+    int rc = MPI_Allreduce(known, agreed, 2, MPI_LONG_LONG, MPI_MAX, shared.mpi_comm);
+    if (rc == MPI_SUCCESS) {
+      if (root_arrival) {
+        pack_rc = packed(root_arrival->data, &result.data);
+      } else {
+        result.data.resize(static_cast<std::size_t>(agreed[1]));
+      }
+      rc = MPI_Bcast(result.data.data(), static_cast<int>(agreed[1]), MPI_BYTE,
+                     static_cast<int>(agreed[0]), shared.mpi_comm);
     }
+    result.rc = first_error({rc, pack_rc});
     team.slot(0) = &result;
   }
   team.sync();
   const Result& r = team.peer<Result>(0);
-  const int rc = r.rc;
+  int rc = r.rc;
   if (rc == MPI_SUCCESS && root >= 0) {
-    TypeLayout layout;
-    query_layout(type, &layout);
-    unpack(r.data.data(), static_cast<std::int64_t>(r.data.size()), {buf, count, type, layout});
+    rc = unpack(r.data.data(), static_cast<std::int64_t>(r.data.size()), data);
   }
   team.sync();
-  return check_mpi(rc, e, "Bcast", "the inter-communicator broadcast");
+  return err.finish(e, in.function, rc, "the inter-communicator broadcast");
 }
 
-int inter_allgather(Endpoint* e, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+int inter_allgather(const Entered& in, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                     void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  Endpoint* e = in.e;
   const CommShared& shared = *e->shared;
-  const Contribution mine{packed(sendbuf, sendcount, sendtype)};
+  const auto& remote = shared.members(1 - e->group);
+  LocalError err;
+  TypeLayout send_layout;
+  TypeLayout recv_layout;
+  local_count(&sendcount, "sendcount", err);
+  local_type(&sendtype, &send_layout, "sendtype", err);
+  local_count(&recvcount, "recvcount", err);
+  local_type(&recvtype, &recv_layout, "recvtype", err);
+  TypedScratch send_stand_in;
+  TypedScratch recv_stand_in;
+  refuse_in_place(sendbuf, sendcount, sendtype, send_layout, "sendbuf", err, send_stand_in);
+  const auto blocks = static_cast<int>(remote.size());
+  refuse_in_place(recvbuf, blocks * recvcount, recvtype, recv_layout, "recvbuf", err,
+                  recv_stand_in);
+
+  Contribution mine;
+  const int pack_rc = packed({sendbuf, sendcount, sendtype, send_layout}, &mine.data);
   Gathered storage;
   const Gathered* gathered = nullptr;
-  const int rc = gather_contributions(e, mine, storage, &gathered);
-  if (rc == MPI_SUCCESS) {
-    TypeLayout layout;
-    query_layout(recvtype, &layout);
-    const auto& remote = shared.members(1 - e->group);
-    for (std::size_t q = 0; q < remote.size(); ++q) {
-      auto* at = static_cast<std::byte*>(recvbuf) +
-                 static_cast<std::int64_t>(q) * recvcount * layout.extent;
-      const auto u = static_cast<std::size_t>(remote[q]);
-      unpack(gathered->bytes.data() + gathered->offset[u], gathered->length[u],
-             {at, recvcount, recvtype, layout});
+  const int mpi_rc = gather_contributions(e, mine, storage, &gathered);
+  int unpack_rc = MPI_SUCCESS;
+  if (mpi_rc == MPI_SUCCESS) {
+    const Typed all{recvbuf, 0, recvtype, recv_layout};
+    for (int q = 0; q < blocks && unpack_rc == MPI_SUCCESS; ++q) {
+      const auto u = static_cast<std::size_t>(remote[static_cast<std::size_t>(q)]);
+      unpack_rc = unpack(gathered->bytes.data() + gathered->offset[u], gathered->length[u],
+                         all.slice(std::int64_t{q} * recvcount, recvcount));
     }
   }
   shared.team->sync();
-  return check_mpi(rc, e, "Allgather", "the inter-communicator allgather");
+  return err.finish(e, in.function, first_error({pack_rc, mpi_rc, unpack_rc}),
+                    "the inter-communicator allgather");
 }
 
-int inter_allreduce(Endpoint* e, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                    MPI_Op op) {
+int inter_allreduce(const Entered& in, const void* sendbuf, void* recvbuf, int count,
+                    MPI_Datatype type, MPI_Op op) {
+  Endpoint* e = in.e;
   const CommShared& shared = *e->shared;
-  const Contribution mine{packed(sendbuf, count, type)};
+  LocalError err;
+  TypedScratch send_stand_in;
+  TypedScratch recv_stand_in;
+  refuse_in_place(sendbuf, count, type, in.layout, "sendbuf", err, send_stand_in);
+  refuse_in_place(recvbuf, count, type, in.layout, "recvbuf", err, recv_stand_in);
+
+  Contribution mine;
+  const int pack_rc = packed({sendbuf, count, type, in.layout}, &mine.data);
   Gathered storage;
   const Gathered* gathered = nullptr;
-  const int rc = gather_contributions(e, mine, storage, &gathered);
-  if (rc == MPI_SUCCESS) {
-    TypeLayout layout;
-    query_layout(type, &layout);
-    const Typed into{recvbuf, count, type, layout};
+  const int mpi_rc = gather_contributions(e, mine, storage, &gathered);
+  int reduce_rc = MPI_SUCCESS;
+  if (mpi_rc == MPI_SUCCESS) {
+    const Typed into{recvbuf, count, type, in.layout};
     const auto& remote = shared.members(1 - e->group);
     // Unpack each contribution into the type's own layout, then fold from
     // the highest rank down: acc = c[q] op acc keeps rank order for
     // non-commutative ops.
-    const TypedScratch scratch(count, type, layout);
-    for (std::size_t i = remote.size(); i-- > 0;) {
+    const TypedScratch scratch(count, type, in.layout);
+    for (std::size_t i = remote.size(); i-- > 0 && reduce_rc == MPI_SUCCESS;) {
       const auto u = static_cast<std::size_t>(remote[i]);
       const std::byte* data = gathered->bytes.data() + gathered->offset[u];
       if (i + 1 == remote.size()) {
-        unpack(data, gathered->length[u], into);
+        reduce_rc = unpack(data, gathered->length[u], into);
       } else {
-        unpack(data, gathered->length[u], {scratch.base(), count, type, layout});
-        MPI_Reduce_local(scratch.base(), recvbuf, count, type, op);
+        reduce_rc = unpack(data, gathered->length[u], scratch.typed());
+        if (reduce_rc == MPI_SUCCESS)
+          reduce_rc = MPI_Reduce_local(scratch.base(), recvbuf, count, type, op);
       }
     }
   }
   shared.team->sync();
-  return check_mpi(rc, e, "Allreduce", "the inter-communicator allreduce");
+  return err.finish(e, in.function, first_error({pack_rc, mpi_rc, reduce_rc}),
+                    "the inter-communicator allreduce");
 }
 
 }  // namespace ep::detail

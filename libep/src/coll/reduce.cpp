@@ -176,38 +176,24 @@ constexpr std::array<detail::Algorithm<ReduceCall>, 3> kAlgorithms{{
     {"gather_all", gather_all, detail::always, detail::always},
 }};
 
-}  // namespace
-
-int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-           int root, Comm comm) {
-  constexpr const char* fn = "Reduce";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter) {
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  }
-  rc = detail::check_signature(
-      e, {detail::CollId::Reduce, root, count, detail::signature_size(datatype)}, fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
-  ReduceCall c;
-  if (rc == MPI_SUCCESS) rc = detail::check_reduction(e, count, datatype, op, fn, &c);
-  if (rc != MPI_SUCCESS) return rc;
+// Reduce on an intra-communicator, its agreed arguments checked. The
+// buffers are endpoint-local: MPI_IN_PLACE where it is not allowed is
+// reported after taking part with a stand-in.
+int reduce(const detail::Entered& in, const void* sendbuf, void* recvbuf, int count,
+           MPI_Datatype datatype, MPI_Op op, int root) {
+  ReduceCall c = detail::reduce_call(in, count, datatype, op);
   c.root = root;
-
   detail::LocalError err;
   detail::TypedScratch stand_in;
-  const bool is_root = e->rank == root;
+  const bool is_root = in.e->rank == root;
   if (is_root && recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "the root's recvbuf may not be MPI_IN_PLACE");
-    stand_in =
-        detail::TypedScratch(count, datatype, c.reduction.layout, detail::TypedScratch::Fill::zero);
+    stand_in = detail::TypedScratch(count, datatype, in.layout, detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   } else if (!is_root && sendbuf == MPI_IN_PLACE) {
-    err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone (rank {} is not root {})", e->rank,
-             root);
-    stand_in =
-        detail::TypedScratch(count, datatype, c.reduction.layout, detail::TypedScratch::Fill::zero);
+    err.note(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's alone (rank {} is not root {})",
+             in.e->rank, root);
+    stand_in = detail::TypedScratch(count, datatype, in.layout, detail::TypedScratch::Fill::zero);
     sendbuf = stand_in.base();
   }
   if (is_root) {
@@ -215,8 +201,23 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   } else {
     c.args = {sendbuf, nullptr};
   }
-  rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
-  return err.finish(e, fn, rc, "the reduction");
+  const int rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
+  return err.finish(in.e, in.function, rc, "the reduction");
+}
+
+}  // namespace
+
+int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, Comm comm) {
+  const detail::Entry entry{.function = "Reduce",
+                            .signature = {detail::CollId::Reduce, root, count, datatype},
+                            .root = root,
+                            .count = count,
+                            .type = datatype,
+                            .op = op};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return reduce(in, sendbuf, recvbuf, count, datatype, op, root);
+  });
 }
 
 }  // namespace ep

@@ -160,68 +160,58 @@ constexpr std::array<detail::Algorithm<ScatterCall>, 3> kAlgorithms{{
     {"gather_all", gather_all, detail::always, detail::always},
 }};
 
-// What Reduce_scatter and Reduce_scatter_block share once the counts are known.
-int reduce_scatter(detail::Endpoint* e, const void* sendbuf, void* recvbuf, const int* counts,
-                   MPI_Datatype datatype, MPI_Op op, detail::CollId id, const char* fn) {
-  const int n = e->shared->map.size();
+// Reduce_scatter(_block) on an intra-communicator, its agreed arguments
+// checked but the length of the whole vector.
+int reduce_scatter(const detail::Entered& in, const void* sendbuf, void* recvbuf, const int* counts,
+                   MPI_Datatype datatype, MPI_Op op) {
+  const int n = in.e->shared->map.size();
   const std::int64_t total = std::accumulate(counts, counts + n, std::int64_t{0});
-  const long long signature_count = id == detail::CollId::Reduce_scatter_block ? counts[0] : total;
-  int rc =
-      detail::check_signature(e, {id, -1, signature_count, detail::signature_size(datatype)}, fn);
-  if (rc != MPI_SUCCESS) return rc;
-  for (int r = 0; r < n; ++r) {
-    if (counts[r] < 0)
-      return detail::raise(e, MPI_ERR_COUNT, fn, "recvcounts[{}] is negative ({})", r, counts[r]);
-  }
   if (total > INT32_MAX) {
-    return detail::raise(e, MPI_ERR_COUNT, fn,
+    return detail::raise(in.e, MPI_ERR_COUNT, in.function,
                          "the vector has {} elements, more than an int counts", total);
   }
-  ScatterCall s;
-  s.counts = counts;
-  rc = detail::check_reduction(e, static_cast<int>(total), datatype, op, fn, &s.reduce);
-  if (rc != MPI_SUCCESS) return rc;
-
+  ScatterCall s{detail::reduce_call(in, static_cast<int>(total), datatype, op), counts};
   detail::LocalError err;
   detail::TypedScratch stand_in;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    stand_in = detail::TypedScratch(static_cast<int>(total), datatype, s.reduce.reduction.layout,
+    stand_in = detail::TypedScratch(static_cast<int>(total), datatype, in.layout,
                                     detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   }
   s.reduce.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
-  rc = detail::choose<ScatterCall>(kAlgorithms, s).run(s);
-  return err.finish(e, fn, rc, "the reduction");
+  const int rc = detail::choose<ScatterCall>(kAlgorithms, s).run(s);
+  return err.finish(in.e, in.function, rc, "the reduction");
 }
 
 }  // namespace
 
 int Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                    MPI_Datatype datatype, MPI_Op op, Comm comm) {
-  constexpr const char* fn = "Reduce_scatter";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  if (!recvcounts) return detail::raise(e, MPI_ERR_ARG, fn, "recvcounts is a null pointer");
-  return reduce_scatter(e, sendbuf, recvbuf, recvcounts, datatype, op,
-                        detail::CollId::Reduce_scatter, fn);
+  const detail::Entry entry{
+      .function = "Reduce_scatter",
+      .signature = {detail::CollId::Reduce_scatter, -1, -1, datatype, recvcounts},
+      .recvcounts = recvcounts,
+      .type = datatype,
+      .op = op};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return reduce_scatter(in, sendbuf, recvbuf, recvcounts, datatype, op);
+  });
 }
 
 int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                          MPI_Op op, Comm comm) {
-  constexpr const char* fn = "Reduce_scatter_block";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  if ((rc = detail::check_count(e, recvcount, "recvcount", fn)) != MPI_SUCCESS) return rc;
-  const std::vector<int> counts(static_cast<std::size_t>(e->shared->map.size()), recvcount);
-  return reduce_scatter(e, sendbuf, recvbuf, counts.data(), datatype, op,
-                        detail::CollId::Reduce_scatter_block, fn);
+  const detail::Entry entry{
+      .function = "Reduce_scatter_block",
+      .signature = {detail::CollId::Reduce_scatter_block, -1, recvcount, datatype},
+      .count = recvcount,
+      .count_name = "recvcount",
+      .type = datatype,
+      .op = op};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    const std::vector<int> counts(static_cast<std::size_t>(in.e->shared->map.size()), recvcount);
+    return reduce_scatter(in, sendbuf, recvbuf, counts.data(), datatype, op);
+  });
 }
 
 }  // namespace ep

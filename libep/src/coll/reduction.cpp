@@ -2,17 +2,13 @@
 
 namespace ep::detail {
 
-int check_reduction(Endpoint* e, int count, MPI_Datatype type, MPI_Op op, const char* function,
-                    ReduceCall* call) {
-  call->e = e;
-  call->count = count;
-  call->reduction.op = op;
-  call->reduction.type = type;
-  int rc = check_count(e, count, "count", function);
-  if (rc == MPI_SUCCESS) rc = check_type(e, type, &call->reduction.layout, "datatype", function);
-  if (rc == MPI_SUCCESS) rc = check_op(e, op, &call->reduction.commutative, function);
-  call->block = is_block_layout(e->shared->map);
-  return rc;
+ReduceCall reduce_call(const Entered& in, int count, MPI_Datatype type, MPI_Op op) {
+  ReduceCall call;
+  call.e = in.e;
+  call.count = count;
+  call.reduction = {op, type, in.layout, in.commutative};
+  call.block = is_block_layout(in.e->shared->map);
+  return call;
 }
 
 std::vector<const void*> local_inputs(const Meeting& m) {

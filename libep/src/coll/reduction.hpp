@@ -1,6 +1,6 @@
 // What the reductions (Reduce, Allreduce, Reduce_scatter, Scan, Exscan)
-// share: the arguments an endpoint publishes, the checks of their public
-// functions, and the local combine step of the hierarchical algorithms.
+// share: the arguments an endpoint publishes, the call as their entries
+// checked it, and the local combine step of the hierarchical algorithms.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include "coll/checks.hpp"
 #include "coll/elements.hpp"
+#include "coll/entry.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
 
@@ -36,10 +37,8 @@ struct ReduceCall {
   bool hierarchical_exact() const { return reduction.commutative || block; }
 };
 
-/// The checks every reduction makes of its agreed arguments (count,
-/// datatype, op); fills the call. Raises and returns the error class.
-int check_reduction(Endpoint* e, int count, MPI_Datatype type, MPI_Op op, const char* function,
-                    ReduceCall* call);
+/// A reduction's call, once its entry has checked count, datatype and op.
+ReduceCall reduce_call(const Entered& in, int count, MPI_Datatype type, MPI_Op op);
 
 /// The operands of the process's endpoints, by local rank (= rank order on
 /// the block layout). Waits until each has entered the call.

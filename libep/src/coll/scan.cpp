@@ -169,27 +169,15 @@ constexpr std::array<detail::Algorithm<ScanCall>, 2> kAlgorithms{{
     {"gather_all", gather_all, detail::always, detail::always},
 }};
 
-int scan(Comm comm, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-         bool exclusive) {
-  const char* fn = exclusive ? "Exscan" : "Scan";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  const auto id = exclusive ? detail::CollId::Exscan : detail::CollId::Scan;
-  rc = detail::check_signature(e, {id, -1, count, detail::signature_size(datatype)}, fn);
-  ScanCall s;
-  s.exclusive = exclusive;
-  if (rc == MPI_SUCCESS) rc = detail::check_reduction(e, count, datatype, op, fn, &s.reduce);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Scan or Exscan on an intra-communicator, its agreed arguments checked.
+int scan(const detail::Entered& in, const void* sendbuf, void* recvbuf, int count,
+         MPI_Datatype datatype, MPI_Op op, bool exclusive) {
+  ScanCall s{detail::reduce_call(in, count, datatype, op), exclusive};
   detail::LocalError err;
   detail::TypedScratch stand_in;
-  const detail::TypeLayout& layout = s.reduce.reduction.layout;
   if (recvbuf == MPI_IN_PLACE) {
     err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
-    stand_in = detail::TypedScratch(count, datatype, layout, detail::TypedScratch::Fill::zero);
+    stand_in = detail::TypedScratch(count, datatype, in.layout, detail::TypedScratch::Fill::zero);
     recvbuf = stand_in.base();
   }
   // Exscan overwrites an endpoint's buffer with a prefix that ends at the
@@ -197,25 +185,39 @@ int scan(Comm comm, const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   // in-place operand is copied first.
   detail::TypedScratch operand;
   if (sendbuf == MPI_IN_PLACE && exclusive) {
-    operand = detail::TypedScratch(count, datatype, layout);
-    detail::copy_typed({recvbuf, count, datatype, layout}, operand.typed());
+    operand = detail::TypedScratch(count, datatype, in.layout);
+    detail::copy_typed({recvbuf, count, datatype, in.layout}, operand.typed());
     sendbuf = operand.base();
   }
   s.reduce.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
-  rc = detail::choose<ScanCall>(kAlgorithms, s).run(s);
-  return err.finish(e, fn, rc, "the scan");
+  const int rc = detail::choose<ScanCall>(kAlgorithms, s).run(s);
+  return err.finish(in.e, in.function, rc, "the scan");
+}
+
+// The entry of both.
+int enter_scan(Comm comm, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op op, bool exclusive) {
+  const detail::Entry entry{
+      .function = exclusive ? "Exscan" : "Scan",
+      .signature = {exclusive ? detail::CollId::Exscan : detail::CollId::Scan, -1, count, datatype},
+      .count = count,
+      .type = datatype,
+      .op = op};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return scan(in, sendbuf, recvbuf, count, datatype, op, exclusive);
+  });
 }
 
 }  // namespace
 
 int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
          Comm comm) {
-  return scan(comm, sendbuf, recvbuf, count, datatype, op, false);
+  return enter_scan(comm, sendbuf, recvbuf, count, datatype, op, false);
 }
 
 int Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
            Comm comm) {
-  return scan(comm, sendbuf, recvbuf, count, datatype, op, true);
+  return enter_scan(comm, sendbuf, recvbuf, count, datatype, op, true);
 }
 
 }  // namespace ep

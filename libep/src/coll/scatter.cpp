@@ -9,7 +9,7 @@
 //   3. end:    a barrier of each process (nobody uses another's buffers after).
 #include <algorithm>
 
-#include "coll/checks.hpp"
+#include "coll/entry.hpp"
 #include "coll/exchange.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
@@ -110,31 +110,18 @@ void prepare_send(const void* sendbuf, MPI_Datatype sendtype, ScatterArgs* args,
   }
 }
 
-}  // namespace
-
-int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-            MPI_Datatype recvtype, int root, Comm comm) {
-  constexpr const char* fn = "Scatter";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  const bool is_root = e->rank == root;
-  const bool in_place = is_root && recvbuf == MPI_IN_PLACE;
-  rc = detail::check_signature(e,
-                               {detail::CollId::Scatter, root, in_place ? sendcount : recvcount,
-                                detail::signature_size(in_place ? sendtype : recvtype)},
-                               fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Scatter on an intra-communicator, its root checked; every other argument
+// is endpoint-local.
+int scatter_equal(const detail::Entered& in, const void* sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root) {
   ScatterArgs args;
   detail::LocalError err;
   detail::TypedScratch recv_stand_in;
   detail::TypedScratch send_stand_in;
-  const int ranks = e->shared->map.size();
-  prepare_recv(e, recvbuf, recvcount, recvtype, is_root, &args, err, recv_stand_in);
+  const bool is_root = in.e->rank == root;
+  const int ranks = in.e->shared->map.size();
+  prepare_recv(in.e, recvbuf, recvcount, recvtype, is_root, &args, err, recv_stand_in);
   if (is_root) detail::local_count(&sendcount, "sendcount", err);
   const detail::EqualBlocks blocks(is_root ? ranks : 0, sendcount);
   if (is_root) {
@@ -142,30 +129,23 @@ int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
     args.send.displs = blocks.displs.data();
     prepare_send(sendbuf, sendtype, &args, ranks, err, send_stand_in);
   }
-  return err.finish(e, fn, scatter(e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw");
 }
 
-int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm comm) {
-  constexpr const char* fn = "Scatterv";
-  int rc = MPI_SUCCESS;
-  detail::Endpoint* e = detail::coll_endpoint(comm, fn, &rc);
-  if (!e) return rc;
-  if (e->shared->inter)
-    return detail::raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
-  rc = detail::check_signature(e, {detail::CollId::Scatterv, root, -1, 0}, fn);
-  if (rc == MPI_SUCCESS) rc = detail::check_root(e, root, fn);
-  if (rc != MPI_SUCCESS) return rc;
-
+// Scatterv on an intra-communicator, its root checked; every other
+// argument is endpoint-local.
+int scatter_v(const detail::Entered& in, const void* sendbuf, const int sendcounts[],
+              const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount,
+              MPI_Datatype recvtype, int root) {
   ScatterArgs args;
   detail::LocalError err;
   detail::TypedScratch recv_stand_in;
   detail::TypedScratch send_stand_in;
-  const bool is_root = e->rank == root;
-  const int ranks = e->shared->map.size();
+  const bool is_root = in.e->rank == root;
+  const int ranks = in.e->shared->map.size();
   // A root with bad counts takes part with empty blocks, then reports.
   const detail::EqualBlocks empty(is_root ? ranks : 0, 0);
-  prepare_recv(e, recvbuf, recvcount, recvtype, is_root, &args, err, recv_stand_in);
+  prepare_recv(in.e, recvbuf, recvcount, recvtype, is_root, &args, err, recv_stand_in);
   if (is_root) {
     const bool counts_ok = detail::check_counts(sendcounts, ranks, "sendcounts", err) &&
                            (displs != nullptr || err.note(MPI_ERR_ARG, "displs is a null pointer"));
@@ -173,7 +153,34 @@ int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
     args.send.displs = counts_ok ? displs : empty.displs.data();
     prepare_send(sendbuf, sendtype, &args, ranks, err, send_stand_in);
   }
-  return err.finish(e, fn, scatter(e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw");
+}
+
+}  // namespace
+
+int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, Comm comm) {
+  const detail::Entry entry{.function = "Scatter",
+                            .signature = {.id = detail::CollId::Scatter,
+                                          .root = root,
+                                          .count = recvcount,
+                                          .type = recvtype,
+                                          .root_in_place = recvbuf == MPI_IN_PLACE,
+                                          .root_count = sendcount,
+                                          .root_type = sendtype},
+                            .root = root};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return scatter_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm comm) {
+  const detail::Entry entry{
+      .function = "Scatterv", .signature = {detail::CollId::Scatterv, root, -1}, .root = root};
+  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+    return scatter_v(in, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+  });
 }
 
 }  // namespace ep
