@@ -4,7 +4,8 @@
 // show who is in a communicator, names for MPI constants).
 //
 // The harness's mpi_shim covers point-to-point only; the communicator calls
-// are added to the same namespace here, forwarding to their MPI_ namesakes
+// (and the collectives of inter-communicators) are added to the same
+// namespace here, forwarding to their MPI_ namesakes
 // without adding behaviour, so api::Comm_split is MPI_Comm_split in the
 // plain-MPI program and ep::Comm_split in the endpoint program.
 #pragma once
@@ -34,6 +35,22 @@ inline int Intercomm_merge(Comm inter, int high, Comm* out) {
 inline int Comm_compare(Comm a, Comm b, int* result) { return MPI_Comm_compare(a, b, result); }
 inline int Comm_test_inter(Comm c, int* flag) { return MPI_Comm_test_inter(c, flag); }
 inline int Comm_remote_size(Comm c, int* size) { return MPI_Comm_remote_size(c, size); }
+// The collectives libep has on inter-communicators (and Reduce, which it
+// refuses there).
+inline int Barrier(Comm c) { return MPI_Barrier(c); }
+inline int Bcast(void* b, int n, MPI_Datatype t, int root, Comm c) {
+  return MPI_Bcast(b, n, t, root, c);
+}
+inline int Allreduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c) {
+  return MPI_Allreduce(sb, rb, n, t, op, c);
+}
+inline int Allgather(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, MPI_Datatype rt,
+                     Comm c) {
+  return MPI_Allgather(sb, sn, st, rb, rn, rt, c);
+}
+inline int Reduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int root, Comm c) {
+  return MPI_Reduce(sb, rb, n, t, op, root, c);
+}
 }  // namespace eptest::mpi_shim
 #endif
 
