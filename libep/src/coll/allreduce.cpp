@@ -125,22 +125,17 @@ int endpoints_share(const ReduceCall& c) {
 }
 
 int gather_all(const ReduceCall& c) {
-  const int ranks = c.e->shared->map.size();
-  if (c.e->local == 0) {
-    c.e->shared->team->scratch_acquire(
-        detail::Contributions::kScratch,
-        detail::Contributions::bytes(ranks, c.count, c.reduction.layout));
-  }
-  Meeting m(c.e, &c.args);
-  detail::Contributions all(m, c.count, c.reduction.type, c.reduction.layout, -1);
-  int rc = all.gather(m, c.args.input, kGathered);  // 1-2
-  // Operands are copies now, so the last endpoint's buffer may take the
-  // result even when it held its own operand.
-  void* acc = m.args<ReduceArgs>(m.size() - 1).output;
-  if (rc == MPI_SUCCESS)
-    rc = detail::reduce_my_part(m, c, all.of_ranks(0, ranks), acc, -1, m.size());
-  m.barrier();
-  return finish_from_last(m, c, acc, rc, false);  // 3
+  return detail::gather_operands(  // 1-2
+      c, -1, kGathered, [&](Meeting& m, const detail::Contributions& all, int rc) {
+        // Operands are copies now, so the last endpoint's buffer may take
+        // the result even when it held its own operand.
+        void* acc = m.args<ReduceArgs>(m.size() - 1).output;
+        const int ranks = c.e->shared->map.size();
+        if (rc == MPI_SUCCESS)
+          rc = detail::reduce_my_part(m, c, all.of_ranks(0, ranks), acc, -1, m.size());
+        m.barrier();
+        return finish_from_last(m, c, acc, rc, false);  // 3
+      });
 }
 
 // Small enough that one endpoint combines faster than several hand off, and

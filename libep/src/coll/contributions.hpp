@@ -13,13 +13,12 @@
 //   2. MPI:   the leader completes the scratch with MPI_Allgatherv (or
 //             MPI_Gatherv to one process) in place.
 //
-// Usage, on every endpoint of the process:
-//   void* memory = leader ? team.scratch_acquire(0, Contributions::bytes(...)) : nullptr;
-//   Meeting m(e, &args);
-//   Contributions all(m, count, layout...);
-//   rc = all.gather(m, my_input, stage);   // ends with everyone past a barrier
-//   ... all.of(rank) ...
-// The scratch stays valid until the caller's next barrier that the leader
+// Every fallback enters the same way, through gather_operands():
+//   return gather_operands(call, to_process, stage,
+//                          [&](Meeting& m, const Contributions& all, int rc) {
+//                            ... step 3: reduce all.of_ranks(...) ...
+//                          });
+// The scratch stays valid until step 3's next barrier that the leader
 // passes after every reader (rule 3 of team/meeting.hpp).
 #pragma once
 
@@ -27,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "coll/elements.hpp"
+#include "coll/reduction.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
 
@@ -63,5 +62,23 @@ class Contributions {
   ProcessOrder order_;
   Typed all_;  // every contribution, process order
 };
+
+/// Steps 1 and 2 of a reduction's gather_all fallback, on every endpoint of
+/// the process: the leader sizes the scratch, the endpoints meet, and every
+/// operand is gathered by rank to `to_process` (-1: to every process); the
+/// leader signals `stage` when the MPI step is over. Then step 3,
+/// finish(meeting, contributions, rc of steps 1-2), whose code it returns.
+template <class Finish>
+int gather_operands(const ReduceCall& c, int to_process, int stage, Finish&& finish) {
+  if (c.e->local == 0) {
+    c.e->shared->team->scratch_acquire(
+        Contributions::kScratch,
+        Contributions::bytes(c.e->shared->map.size(), c.count, c.reduction.layout));
+  }
+  Meeting m(c.e, &c.args);
+  Contributions all(m, c.count, c.reduction.type, c.reduction.layout, to_process);
+  const int rc = all.gather(m, c.args.input, stage);
+  return finish(m, all, rc);
+}
 
 }  // namespace ep::detail

@@ -145,21 +145,16 @@ int endpoints_share(const ReduceCall& c) {
 
 int gather_all(const ReduceCall& c) {
   const Root root = root_of(c);
-  const int ranks = c.e->shared->map.size();
-  if (c.e->local == 0) {
-    c.e->shared->team->scratch_acquire(
-        detail::Contributions::kScratch,
-        detail::Contributions::bytes(ranks, c.count, c.reduction.layout));
-  }
-  Meeting m(c.e, &c.args);
-  detail::Contributions all(m, c.count, c.reduction.type, c.reduction.layout, root.process);
-  int rc = all.gather(m, c.args.input, kCombined);  // 1-2
-  if (root.process != m.shared().mpi_rank) return rc;
-  void* acc = m.args<ReduceArgs>(root.local).output;
-  if (rc == MPI_SUCCESS)
-    rc = detail::reduce_my_part(m, c, all.of_ranks(0, ranks), acc, -1, m.size());  // 3
-  m.barrier();
-  return rc;
+  return detail::gather_operands(  // 1-2
+      c, root.process, kCombined, [&](Meeting& m, const detail::Contributions& all, int rc) {
+        if (root.process != m.shared().mpi_rank) return rc;
+        void* acc = m.args<ReduceArgs>(root.local).output;
+        const int ranks = c.e->shared->map.size();
+        if (rc == MPI_SUCCESS)
+          rc = detail::reduce_my_part(m, c, all.of_ranks(0, ranks), acc, -1, m.size());  // 3
+        m.barrier();
+        return rc;
+      });
 }
 
 // Small enough that one endpoint combines faster than several hand off, and

@@ -133,22 +133,16 @@ int allreduce_all(const ScatterCall& s) { return hierarchical(s, false); }
 
 int gather_all(const ScatterCall& s) {
   const ReduceCall& c = s.reduce;
-  const int ranks = c.e->shared->map.size();
-  if (c.e->local == 0) {
-    c.e->shared->team->scratch_acquire(
-        detail::Contributions::kScratch,
-        detail::Contributions::bytes(ranks, c.count, c.reduction.layout));
-  }
-  Meeting m(c.e, &c.args);
-  detail::Contributions all(m, c.count, c.reduction.type, c.reduction.layout, -1);
-  int rc = all.gather(m, c.args.input, kGathered);  // 1-2
-  if (rc == MPI_SUCCESS) {                          // 3
-    std::vector<const void*> in = all.of_ranks(0, ranks);
-    for (const void*& block : in) block = operand(c, block, 0).at(s.offset(c.e->rank));
-    rc = detail::reduce_in_order(c.reduction, in, c.args.output, -1, {0, s.mine()});
-  }
-  m.barrier();  // nobody reads the gathered operands any more
-  return rc;
+  return detail::gather_operands(  // 1-2
+      c, -1, kGathered, [&](Meeting& m, const detail::Contributions& all, int rc) {
+        if (rc == MPI_SUCCESS) {  // 3
+          std::vector<const void*> in = all.of_ranks(0, c.e->shared->map.size());
+          for (const void*& block : in) block = operand(c, block, 0).at(s.offset(c.e->rank));
+          rc = detail::reduce_in_order(c.reduction, in, c.args.output, -1, {0, s.mine()});
+        }
+        m.barrier();  // nobody reads the gathered operands any more
+        return rc;
+      });
 }
 
 bool block(const ScatterCall& s) { return s.reduce.block; }

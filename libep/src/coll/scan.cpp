@@ -144,22 +144,16 @@ int hierarchical(const ScanCall& s) {
 
 int gather_all(const ScanCall& s) {
   const ReduceCall& c = s.reduce;
-  const int ranks = c.e->shared->map.size();
-  if (c.e->local == 0) {
-    c.e->shared->team->scratch_acquire(
-        detail::Contributions::kScratch,
-        detail::Contributions::bytes(ranks, c.count, c.reduction.layout));
-  }
-  Meeting m(c.e, &c.args);
-  detail::Contributions all(m, c.count, c.reduction.type, c.reduction.layout, -1);
-  int rc = all.gather(m, c.args.input, kGathered);  // 1-2
-  const int operands = s.exclusive ? c.e->rank : c.e->rank + 1;
-  if (rc == MPI_SUCCESS && operands > 0) {  // 3
-    rc = detail::reduce_in_order(c.reduction, all.of_ranks(0, operands), c.args.output, -1,
-                                 {0, c.count});
-  }
-  m.barrier();  // nobody reads the gathered operands any more
-  return rc;
+  return detail::gather_operands(  // 1-2
+      c, -1, kGathered, [&](Meeting& m, const detail::Contributions& all, int rc) {
+        const int operands = s.exclusive ? c.e->rank : c.e->rank + 1;
+        if (rc == MPI_SUCCESS && operands > 0) {  // 3
+          rc = detail::reduce_in_order(c.reduction, all.of_ranks(0, operands), c.args.output, -1,
+                                       {0, c.count});
+        }
+        m.barrier();  // nobody reads the gathered operands any more
+        return rc;
+      });
 }
 
 bool block(const ScanCall& s) { return s.reduce.block; }
