@@ -60,10 +60,11 @@ int allgather(detail::Endpoint* e, const AllgatherArgs& mine) {
     rc = allgather_mpi(m);  // 2
     m.signal(kMoved, rc);
   }
+  int copy_rc = MPI_SUCCESS;
   for (int l = 0; l < m.size(); ++l) {  // 1
     const ConstTyped& from = m.args<AllgatherArgs>(l).send;
     const Typed to = mine.recv.block(shared.map.rank_of(shared.mpi_rank, l));
-    if (from.buf != to.buf) detail::copy_typed(from, to);
+    if (from.buf != to.buf) detail::keep_first_error(&copy_rc, detail::copy_typed(from, to));
   }
   if (!m.leader() && m.multi_process()) {  // 3
     rc = m.wait(0, kMoved);
@@ -71,11 +72,14 @@ int allgather(detail::Endpoint* e, const AllgatherArgs& mine) {
     for (int q = 0; q < shared.mpi_size && rc == MPI_SUCCESS; ++q) {
       if (q == shared.mpi_rank) continue;
       for (const int r : shared.map.ranks_on(q))
-        detail::copy_typed(leaders.block(r), mine.recv.block(r));
+        detail::keep_first_error(&copy_rc,
+                                 detail::copy_typed(leaders.block(r), mine.recv.block(r)));
     }
   }
   m.barrier();
-  return m.leader() ? rc : m.wait(0, kMoved);
+  rc = m.leader() ? rc : m.wait(0, kMoved);
+  detail::keep_first_error(&rc, copy_rc);
+  return rc;
 }
 
 // Fills `args` from the public arguments, once recv.counts/displs are set;
@@ -116,7 +120,7 @@ int allgather_equal(const detail::Entered& in, const void* sendbuf, int sendcoun
   args.recv.counts = blocks.counts.data();
   args.recv.displs = blocks.displs.data();
   prepare(in.e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
-  return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw or a local copy");
 }
 
 // Allgatherv on an intra-communicator: every argument is endpoint-local.
@@ -134,7 +138,7 @@ int allgather_v(const detail::Entered& in, const void* sendbuf, int sendcount,
   args.recv.counts = counts_ok ? recvcounts : empty.counts.data();
   args.recv.displs = counts_ok ? displs : empty.displs.data();
   prepare(in.e, sendbuf, sendcount, sendtype, recvbuf, recvtype, &args, err, stand_in);
-  return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw or a local copy");
 }
 
 }  // namespace

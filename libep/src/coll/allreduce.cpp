@@ -47,18 +47,18 @@ constexpr int kGathered = 1;  // the leader's MPI step of gather_all is over
 constexpr int kReduced = 2;   // the leader's MPI_Allreduce is over
 
 // The result from `acc` into this endpoint's receive buffer.
-void copy_out(const ReduceCall& c, const void* acc) {
-  detail::copy_typed({acc, c.count, c.reduction.type, c.reduction.layout},
-                     {c.args.output, c.count, c.reduction.type, c.reduction.layout});
+int copy_out(const ReduceCall& c, const void* acc) {
+  return detail::copy_typed({acc, c.count, c.reduction.type, c.reduction.layout},
+                            {c.args.output, c.count, c.reduction.type, c.reduction.layout});
 }
 
 int leader_combines(const ReduceCall& c) {
   Meeting m(c.e, &c.args);
   detail::LocalTeam& team = m.team();
   if (!m.leader()) {
-    const int rc = m.wait(0, kReduced);
+    int rc = m.wait(0, kReduced);
     void* acc = detail::typed_base(team.mailbox(m.call()), c.count, c.reduction.layout);
-    if (rc == MPI_SUCCESS) copy_out(c, acc);  // 3
+    if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
     team.mailbox_read_done(m.call());
     return rc;
   }
@@ -80,7 +80,7 @@ int leader_combines(const ReduceCall& c) {
   if (local_rc != MPI_SUCCESS) rc = local_rc;
   team.mailbox_lend(m.call(), m.size());  // the others, and the leader's own copy below
   m.signal(kReduced, rc);
-  if (rc == MPI_SUCCESS) copy_out(c, acc);  // 3
+  if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
   team.mailbox_read_done(m.call());
   return rc;
 }
@@ -109,7 +109,7 @@ int finish_from_last(Meeting& m, const ReduceCall& c, void* acc, int rc, bool mp
     m.wait_readers(last);  // everyone else copies from my receive buffer
     return rc;
   }
-  if (rc == MPI_SUCCESS) copy_out(c, acc);  // 3
+  if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
   m.read_done(last);
   return rc;
 }
@@ -165,7 +165,7 @@ int allreduce(const detail::Entered& in, const void* sendbuf, void* recvbuf, int
   }
   c.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
   const int rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
-  return err.finish(in.e, in.function, rc, "the reduction");
+  return err.finish(in.e, in.function, rc, "the reduction or a local copy");
 }
 
 }  // namespace

@@ -67,13 +67,16 @@ int alltoall(detail::Endpoint* e, const AlltoallArgs& mine) {
     rc = alltoall_mpi(m);  // 2
     m.signal(kMoved, rc);
   }
+  int copy_rc = MPI_SUCCESS;
   for (int l = 0; l < m.size(); ++l) {  // 1
-    const SendBlocks& from = m.args<AlltoallArgs>(l).send;
-    detail::copy_typed(from.block(e->rank),
-                       mine.recv.block(shared.map.rank_of(shared.mpi_rank, l)));
+    const ConstTyped from = m.args<AlltoallArgs>(l).send.block(e->rank);
+    const Typed to = mine.recv.block(shared.map.rank_of(shared.mpi_rank, l));
+    detail::keep_first_error(&copy_rc, detail::copy_typed(from, to));
   }
   m.barrier();  // 3
-  return m.leader() ? rc : m.wait(0, kMoved);
+  rc = m.leader() ? rc : m.wait(0, kMoved);
+  detail::keep_first_error(&rc, copy_rc);
+  return rc;
 }
 
 int span_of(const RecvBlocks& b, int ranks) {
@@ -105,8 +108,10 @@ void prepare(int ranks, const void* sendbuf, MPI_Datatype sendtype, void* recvbu
   // In place: send what the receive buffer holds now, from a copy.
   const int span = span_of(args->recv, ranks);
   send_copy = detail::TypedScratch(span, recvtype, args->recv.layout);
-  detail::copy_typed(detail::ConstTyped{args->recv.buf, span, recvtype, args->recv.layout},
-                     send_copy.typed());
+  err.note_mpi(
+      detail::copy_typed(detail::ConstTyped{args->recv.buf, span, recvtype, args->recv.layout},
+                         send_copy.typed()),
+      "copying the receive buffer aside");
   args->send = {send_copy.base(), args->recv.counts, args->recv.displs, recvtype,
                 args->recv.layout};
 }
@@ -129,7 +134,7 @@ int alltoall_equal(const detail::Entered& in, const void* sendbuf, int sendcount
   args.send.counts = send_blocks.counts.data();
   args.send.displs = send_blocks.displs.data();
   prepare(ranks, sendbuf, sendtype, recvbuf, recvtype, &args, err, recv_stand_in, send_copy);
-  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw or a local copy");
 }
 
 // Alltoallv on an intra-communicator: every argument is endpoint-local.
@@ -154,7 +159,7 @@ int alltoall_v(const detail::Entered& in, const void* sendbuf, const int sendcou
   args.send.counts = send_ok && !in_place ? sendcounts : empty.counts.data();
   args.send.displs = send_ok && !in_place ? sdispls : empty.displs.data();
   prepare(ranks, sendbuf, sendtype, recvbuf, recvtype, &args, err, recv_stand_in, send_copy);
-  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw or a local copy");
 }
 
 }  // namespace

@@ -64,26 +64,26 @@ int through_mailbox(const BcastCall& c) {
   int rc = MPI_SUCCESS;
   if (m.local() == writer) {
     std::byte* box = team.mailbox_acquire(m.call(), static_cast<std::size_t>(bytes));
-    if (root_here) detail::pack(c.data, box);  // 1
+    if (root_here) rc = detail::pack(c.data, box);  // 1
     // The writer reads the mailbox after its signal too (it sends from it,
     // or unpacks it), so it is one of the readers.
     team.mailbox_lend(m.call(), m.size());
     if (!root_here) rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);  // 2
     m.signal(kReady, rc);
+    // The leader broadcasts even after a failed pack, so that the other
+    // processes are not left waiting.
     if (root_here && m.leader() && m.multi_process()) {
-      rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);
+      detail::keep_first_error(&rc, ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank));
     }
-    if (!root_here && rc == MPI_SUCCESS) {
-      detail::unpack(box, bytes, c.data);
-    }
+    if (!root_here && rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);
     team.mailbox_read_done(m.call());
     return rc;
   }
   rc = m.wait(writer, kReady);
   std::byte* box = team.mailbox(m.call());
   if (root_here && m.leader() && m.multi_process())
-    rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);    // 2
-  if (rc == MPI_SUCCESS) detail::unpack(box, bytes, c.data);  // 3
+    detail::keep_first_error(&rc, ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank));  // 2
+  if (rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);                     // 3
   team.mailbox_read_done(m.call());
   return rc;
 }
@@ -111,7 +111,7 @@ int direct(const BcastCall& c) {
   if (root_here && m.leader() && m.multi_process()) {
     rc = ibcast(m, source.buf, source.count, source.type, c.root.mpi_rank);
   }
-  if (rc == MPI_SUCCESS) detail::copy_typed(source, c.data);  // 3
+  if (rc == MPI_SUCCESS) rc = detail::copy_typed(source, c.data);  // 3
   m.read_done(owner);
   return rc;
 }
@@ -138,7 +138,7 @@ int bcast(const detail::Entered& in, void* buffer, int count, MPI_Datatype datat
     c.data.buf = stand_in.base();
   }
   const int rc = detail::choose<BcastCall>(kAlgorithms, c).run(c);
-  return err.finish(in.e, in.function, rc, "MPI_Ibcast");
+  return err.finish(in.e, in.function, rc, "MPI_Ibcast or a local copy");
 }
 
 }  // namespace

@@ -102,6 +102,12 @@ class LocalError {
     }
     return false;
   }
+  /// Records the failure of an MPI call this endpoint made on its own
+  /// (`step`), with MPI's error string; returns whether `rc` is a success.
+  bool note_mpi(int rc, const char* step) {
+    if (rc == MPI_SUCCESS) return true;
+    return note(error_class_of(rc), "{} failed: {}", step, mpi_error_string(rc));
+  }
   bool any() const { return class_ != MPI_SUCCESS; }
   /// Raises the recorded error, else `rc` (an MPI code from the call itself)
   /// through check_mpi, else returns MPI_SUCCESS.

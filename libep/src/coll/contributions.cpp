@@ -1,5 +1,6 @@
 #include "coll/contributions.hpp"
 
+#include "coll/checks.hpp"
 #include "coll/mpi_step.hpp"
 
 namespace ep::detail {
@@ -23,10 +24,14 @@ Contributions::Contributions(const Meeting& m, int count, MPI_Datatype type,
 int Contributions::gather(Meeting& m, const void* input, int stage) {
   const CommShared& shared = m.shared();
   const int me = order_.slot_of(shared.map.rank_of(shared.mpi_rank, m.local()));
-  copy_typed({input, count_, all_.type, all_.layout},
-             all_.slice(std::int64_t{me} * count_, count_));
+  const int copy_rc = copy_typed({input, count_, all_.type, all_.layout},
+                                 all_.slice(std::int64_t{me} * count_, count_));
   m.barrier();  // 1
-  if (!m.leader()) return m.wait(0, stage);
+  if (!m.leader()) {
+    int rc = m.wait(0, stage);
+    keep_first_error(&rc, copy_rc);
+    return rc;
+  }
   int rc = MPI_SUCCESS;
   if (m.multi_process()) {  // 2
     std::vector<int> counts;
@@ -51,6 +56,7 @@ int Contributions::gather(Meeting& m, const void* input, int stage) {
     rc = complete(rc, &request);
   }
   m.signal(stage, rc);
+  keep_first_error(&rc, copy_rc);
   return rc;
 }
 

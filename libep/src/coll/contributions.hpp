@@ -45,8 +45,8 @@ class Contributions {
                 int to_process);
 
   /// Steps 1 and 2; `stage` is the Meeting stage the leader signals when the
-  /// MPI step is over. Returns the MPI error code of the MPI step, on every
-  /// endpoint of the process.
+  /// MPI step is over. Returns the MPI error code of the MPI step (on every
+  /// endpoint of the process) or of this endpoint's copy.
   int gather(Meeting& m, const void* input, int stage);
 
   /// The base address of `rank`'s contribution (valid at the receiving

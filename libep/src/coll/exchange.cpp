@@ -1,5 +1,6 @@
 #include "coll/exchange.hpp"
 
+#include "coll/checks.hpp"
 #include "coll/mpi_step.hpp"
 
 namespace ep::detail {
@@ -35,9 +36,11 @@ int make_type(const std::vector<Piece>& pieces, MPI_Datatype* type, int* count, 
   return MPI_Type_commit(type);
 }
 
-MPI_Aint address_of(const void* buf) {
+// The address of `buf` as a displacement from MPI_BOTTOM; a failure is kept
+// in *rc.
+MPI_Aint address_of(const void* buf, int* rc) {
   MPI_Aint address = 0;
-  MPI_Get_address(buf, &address);
+  keep_first_error(rc, MPI_Get_address(buf, &address));
   return address;
 }
 
@@ -45,16 +48,16 @@ MPI_Aint address_of(const void* buf) {
 
 void Exchange::send(int peer, const void* buf, int count, MPI_Datatype type) {
   auto& pieces = send_[static_cast<std::size_t>(peer)];
-  if (pieces.empty()) pieces.push_back({address_of(&kHeader), 1, MPI_BYTE});
-  if (count > 0) pieces.push_back({address_of(buf), count, type});
+  if (pieces.empty()) pieces.push_back({address_of(&kHeader, &rc_), 1, MPI_BYTE});
+  if (count > 0) pieces.push_back({address_of(buf, &rc_), count, type});
 }
 
 void Exchange::recv(int peer, void* buf, int count, MPI_Datatype type) {
   auto& pieces = recv_[static_cast<std::size_t>(peer)];
   if (pieces.empty()) {
-    pieces.push_back({address_of(&headers_[static_cast<std::size_t>(peer)]), 1, MPI_BYTE});
+    pieces.push_back({address_of(&headers_[static_cast<std::size_t>(peer)], &rc_), 1, MPI_BYTE});
   }
-  if (count > 0) pieces.push_back({address_of(buf), count, type});
+  if (count > 0) pieces.push_back({address_of(buf, &rc_), count, type});
 }
 
 int Exchange::run(MPI_Comm comm) const {
@@ -83,9 +86,11 @@ int Exchange::run(MPI_Comm comm) const {
       requests.push_back(request);
     }
   }
-  const int completed = complete_all(static_cast<int>(requests.size()), requests.data());
-  if (rc == MPI_SUCCESS) rc = completed;
-  for (MPI_Datatype& t : types) MPI_Type_free(&t);
+  keep_first_error(&rc, complete_all(static_cast<int>(requests.size()), requests.data()));
+  for (MPI_Datatype& t : types) keep_first_error(&rc, MPI_Type_free(&t));
+  // A piece whose address MPI could not take was listed anyway, so that the
+  // peers still got their messages; the call fails here.
+  keep_first_error(&rc, rc_);
   return rc;
 }
 

@@ -52,7 +52,8 @@ class Exchange {
   void recv(int peer, void* buf, int count, MPI_Datatype type);
 
   /// The leader's messages over `comm`, completed. Collective over the
-  /// leaders of all processes of `comm`. Returns an MPI error code.
+  /// leaders of all processes of `comm`. Returns an MPI error code (also of
+  /// the listing of the pieces).
   int run(MPI_Comm comm) const;
 
  private:
@@ -65,6 +66,7 @@ class Exchange {
   std::vector<std::vector<Piece>> send_;
   std::vector<std::vector<Piece>> recv_;
   std::vector<char> headers_;  // where received header bytes land
+  int rc_ = MPI_SUCCESS;       // the first failure while listing pieces
 };
 
 }  // namespace ep::detail

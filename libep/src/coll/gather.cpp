@@ -64,12 +64,15 @@ int gather(detail::Endpoint* e, const GatherArgs& mine, int root) {
     rc = gather_mpi(m, at);  // 2
     m.signal(kMoved, rc);
   }
+  int copy_rc = MPI_SUCCESS;
   if (at.mpi_rank == e->shared->mpi_rank && !(e->rank == root && mine.in_place)) {
     const RecvBlocks& recv = m.args<GatherArgs>(at.local_rank).recv;  // 1
-    detail::copy_typed(mine.send, recv.block(e->rank));
+    copy_rc = detail::copy_typed(mine.send, recv.block(e->rank));
   }
   m.barrier();  // 3
-  return m.leader() ? rc : m.wait(0, kMoved);
+  rc = m.leader() ? rc : m.wait(0, kMoved);
+  detail::keep_first_error(&rc, copy_rc);
+  return rc;
 }
 
 // The send side, shared by both functions. Its checks are endpoint-local:
@@ -129,7 +132,7 @@ int gather_equal(const detail::Entered& in, const void* sendbuf, int sendcount,
     args.recv.displs = blocks.displs.data();
     prepare_recv(recvbuf, recvtype, &args, ranks, err, recv_stand_in);
   }
-  return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw or a local copy");
 }
 
 // Gatherv on an intra-communicator, its root checked; every other argument
@@ -153,7 +156,7 @@ int gather_v(const detail::Entered& in, const void* sendbuf, int sendcount, MPI_
     args.recv.displs = counts_ok ? displs : empty.displs.data();
     prepare_recv(recvbuf, recvtype, &args, ranks, err, recv_stand_in);
   }
-  return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw or a local copy");
 }
 
 }  // namespace

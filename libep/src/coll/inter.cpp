@@ -1,7 +1,6 @@
 #include "coll/inter.hpp"
 
 #include <cstdint>
-#include <initializer_list>
 #include <vector>
 
 #include "coll/checks.hpp"
@@ -111,14 +110,6 @@ int gather_contributions(Endpoint* e, const Contribution& mine, Gathered& storag
   return (*gathered)->rc;
 }
 
-// The first error of the steps of a call, in the order they ran.
-int first_error(std::initializer_list<int> codes) {
-  for (const int rc : codes) {
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 int inter_barrier(const Entered& in) {
@@ -186,7 +177,8 @@ int inter_bcast(const Entered& in, const Typed& given, int root) {
       rc = MPI_Bcast(result.data.data(), static_cast<int>(agreed[1]), MPI_BYTE,
                      static_cast<int>(agreed[0]), shared.mpi_comm);
     }
-    result.rc = first_error({rc, pack_rc});
+    keep_first_error(&rc, pack_rc);
+    result.rc = rc;
     team.slot(0) = &result;
   }
   team.sync();
@@ -219,22 +211,22 @@ int inter_allgather(const Entered& in, const void* sendbuf, int sendcount, MPI_D
                   recv_stand_in);
 
   Contribution mine;
+  // A failed pack still takes part, so that nobody is left waiting.
   const int pack_rc = packed({sendbuf, sendcount, sendtype, send_layout}, &mine.data);
   Gathered storage;
   const Gathered* gathered = nullptr;
-  const int mpi_rc = gather_contributions(e, mine, storage, &gathered);
-  int unpack_rc = MPI_SUCCESS;
-  if (mpi_rc == MPI_SUCCESS) {
+  int rc = gather_contributions(e, mine, storage, &gathered);
+  if (rc == MPI_SUCCESS) {
     const Typed all{recvbuf, 0, recvtype, recv_layout};
-    for (int q = 0; q < blocks && unpack_rc == MPI_SUCCESS; ++q) {
+    for (int q = 0; q < blocks && rc == MPI_SUCCESS; ++q) {
       const auto u = static_cast<std::size_t>(remote[static_cast<std::size_t>(q)]);
-      unpack_rc = unpack(gathered->bytes.data() + gathered->offset[u], gathered->length[u],
-                         all.slice(std::int64_t{q} * recvcount, recvcount));
+      rc = unpack(gathered->bytes.data() + gathered->offset[u], gathered->length[u],
+                  all.slice(std::int64_t{q} * recvcount, recvcount));
     }
   }
   shared.team->sync();
-  return err.finish(e, in.function, first_error({pack_rc, mpi_rc, unpack_rc}),
-                    "the inter-communicator allgather");
+  keep_first_error(&rc, pack_rc);
+  return err.finish(e, in.function, rc, "the inter-communicator allgather");
 }
 
 int inter_allreduce(const Entered& in, const void* sendbuf, void* recvbuf, int count,
@@ -248,33 +240,32 @@ int inter_allreduce(const Entered& in, const void* sendbuf, void* recvbuf, int c
   refuse_in_place(recvbuf, count, type, in.layout, "recvbuf", err, recv_stand_in);
 
   Contribution mine;
+  // A failed pack still takes part, so that nobody is left waiting.
   const int pack_rc = packed({sendbuf, count, type, in.layout}, &mine.data);
   Gathered storage;
   const Gathered* gathered = nullptr;
-  const int mpi_rc = gather_contributions(e, mine, storage, &gathered);
-  int reduce_rc = MPI_SUCCESS;
-  if (mpi_rc == MPI_SUCCESS) {
+  int rc = gather_contributions(e, mine, storage, &gathered);
+  if (rc == MPI_SUCCESS) {
     const Typed into{recvbuf, count, type, in.layout};
     const auto& remote = shared.members(1 - e->group);
     // Unpack each contribution into the type's own layout, then fold from
     // the highest rank down: acc = c[q] op acc keeps rank order for
     // non-commutative ops.
     const TypedScratch scratch(count, type, in.layout);
-    for (std::size_t i = remote.size(); i-- > 0 && reduce_rc == MPI_SUCCESS;) {
+    for (std::size_t i = remote.size(); i-- > 0 && rc == MPI_SUCCESS;) {
       const auto u = static_cast<std::size_t>(remote[i]);
       const std::byte* data = gathered->bytes.data() + gathered->offset[u];
       if (i + 1 == remote.size()) {
-        reduce_rc = unpack(data, gathered->length[u], into);
+        rc = unpack(data, gathered->length[u], into);
       } else {
-        reduce_rc = unpack(data, gathered->length[u], scratch.typed());
-        if (reduce_rc == MPI_SUCCESS)
-          reduce_rc = MPI_Reduce_local(scratch.base(), recvbuf, count, type, op);
+        rc = unpack(data, gathered->length[u], scratch.typed());
+        if (rc == MPI_SUCCESS) rc = MPI_Reduce_local(scratch.base(), recvbuf, count, type, op);
       }
     }
   }
   shared.team->sync();
-  return err.finish(e, in.function, first_error({pack_rc, mpi_rc, reduce_rc}),
-                    "the inter-communicator allreduce");
+  keep_first_error(&rc, pack_rc);
+  return err.finish(e, in.function, rc, "the inter-communicator allreduce");
 }
 
 }  // namespace ep::detail

@@ -97,7 +97,7 @@ int leader_combines(const ReduceCall& c) {
     if (local_rc != MPI_SUCCESS) rc = local_rc;
     m.signal(kReduced, rc);
     if (at_root && !root_reads && rc == MPI_SUCCESS) {
-      detail::copy_typed(acc, {c.args.output, c.count, c.reduction.type, c.reduction.layout});
+      rc = detail::copy_typed(acc, {c.args.output, c.count, c.reduction.type, c.reduction.layout});
     }
     team.mailbox_read_done(m.call());
     return rc;
@@ -106,10 +106,10 @@ int leader_combines(const ReduceCall& c) {
     m.wait(0, kCombined);  // until then the leader reads my operand
     return MPI_SUCCESS;
   }
-  const int rc = m.wait(0, kReduced);
+  int rc = m.wait(0, kReduced);
   if (rc == MPI_SUCCESS) {  // 3
-    detail::copy_typed(result(team.mailbox(m.call())),
-                       {c.args.output, c.count, c.reduction.type, c.reduction.layout});
+    rc = detail::copy_typed(result(team.mailbox(m.call())),
+                            {c.args.output, c.count, c.reduction.type, c.reduction.layout});
   }
   team.mailbox_read_done(m.call());
   return rc;
@@ -197,7 +197,7 @@ int reduce(const detail::Entered& in, const void* sendbuf, void* recvbuf, int co
     c.args = {sendbuf, nullptr};
   }
   const int rc = detail::choose<ReduceCall>(kAlgorithms, c).run(c);
-  return err.finish(in.e, in.function, rc, "the reduction");
+  return err.finish(in.e, in.function, rc, "the reduction or a local copy");
 }
 
 }  // namespace

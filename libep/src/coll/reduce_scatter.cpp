@@ -121,8 +121,8 @@ int hierarchical(const ScatterCall& s, bool scatter) {
   }
   if (rc == MPI_SUCCESS) {  // 3
     const std::int64_t at = s.offset(c.e->rank) - s.offset(first);
-    detail::copy_typed(operand(c, result, 0).slice(at, s.mine()),
-                       Typed{c.args.output, s.mine(), c.reduction.type, c.reduction.layout});
+    rc = detail::copy_typed(operand(c, result, 0).slice(at, s.mine()),
+                            Typed{c.args.output, s.mine(), c.reduction.type, c.reduction.layout});
   }
   if (!m.leader()) m.scratch_read_done();
   return rc;
@@ -175,7 +175,7 @@ int reduce_scatter(const detail::Entered& in, const void* sendbuf, void* recvbuf
   }
   s.reduce.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
   const int rc = detail::choose<ScatterCall>(kAlgorithms, s).run(s);
-  return err.finish(in.e, in.function, rc, "the reduction");
+  return err.finish(in.e, in.function, rc, "the reduction or a local copy");
 }
 
 }  // namespace

@@ -57,11 +57,11 @@ int reduce_local(const ReduceCall& c, const void* in, void* inout, detail::Eleme
                           c.reduction.op);
 }
 
-void copy_range(const ReduceCall& c, const void* from, void* to, detail::ElementRange range) {
-  if (from == to) return;
+int copy_range(const ReduceCall& c, const void* from, void* to, detail::ElementRange range) {
+  if (from == to) return MPI_SUCCESS;
   const ConstTyped a{from, c.count, c.reduction.type, c.reduction.layout};
   const Typed b{to, c.count, c.reduction.type, c.reduction.layout};
-  detail::copy_typed(a.slice(range.first, range.count), b.slice(range.first, range.count));
+  return detail::copy_typed(a.slice(range.first, range.count), b.slice(range.first, range.count));
 }
 
 // Step 1 over one slice of the elements: the process's prefixes chained
@@ -74,18 +74,19 @@ int chain_prefixes(const Meeting& m, const ScanCall& s, void* total, detail::Ele
   const auto out = [&](int l) { return m.args<ReduceArgs>(l).output; };
   if (!s.exclusive) {
     for (int l = 0; l < n && rc == MPI_SUCCESS; ++l) {
-      copy_range(c, in(l), out(l), range);
-      if (l > 0) rc = reduce_local(c, out(l - 1), out(l), range);  // out[l] = out[l-1] op in[l]
+      rc = copy_range(c, in(l), out(l), range);
+      // out[l] = out[l-1] op in[l]
+      if (rc == MPI_SUCCESS && l > 0) rc = reduce_local(c, out(l - 1), out(l), range);
     }
     return rc;
   }
   // Exscan: out[l] = in[0] op ... op in[l-1], never touching out[0]; the
   // operands are private copies (see Exscan), so writing out[l] loses none.
   for (int l = 1; l < n && rc == MPI_SUCCESS; ++l) {
-    copy_range(c, in(l - 1), out(l), range);
-    if (l > 1) rc = reduce_local(c, out(l - 1), out(l), range);
+    rc = copy_range(c, in(l - 1), out(l), range);
+    if (rc == MPI_SUCCESS && l > 1) rc = reduce_local(c, out(l - 1), out(l), range);
   }
-  copy_range(c, in(n - 1), total, range);
+  if (rc == MPI_SUCCESS) rc = copy_range(c, in(n - 1), total, range);
   if (rc == MPI_SUCCESS && n > 1) rc = reduce_local(c, out(n - 1), total, range);
   return rc;
 }
@@ -133,7 +134,7 @@ int hierarchical(const ScanCall& s) {
   }
   if (rc == MPI_SUCCESS && mpi_step && m.shared().mpi_rank > 0) {  // 3
     if (s.exclusive && m.local() == 0) {
-      copy_range(c, before, c.args.output, {0, c.count});
+      rc = copy_range(c, before, c.args.output, {0, c.count});
     } else {
       rc = reduce_local(c, before, c.args.output, {0, c.count});
     }
@@ -180,12 +181,13 @@ int scan(const detail::Entered& in, const void* sendbuf, void* recvbuf, int coun
   detail::TypedScratch operand;
   if (sendbuf == MPI_IN_PLACE && exclusive) {
     operand = detail::TypedScratch(count, datatype, in.layout);
-    detail::copy_typed({recvbuf, count, datatype, in.layout}, operand.typed());
+    err.note_mpi(detail::copy_typed({recvbuf, count, datatype, in.layout}, operand.typed()),
+                 "copying the operand aside");
     sendbuf = operand.base();
   }
   s.reduce.args = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf};
   const int rc = detail::choose<ScanCall>(kAlgorithms, s).run(s);
-  return err.finish(in.e, in.function, rc, "the scan");
+  return err.finish(in.e, in.function, rc, "the scan or a local copy");
 }
 
 // The entry of both.

@@ -64,12 +64,15 @@ int scatter(detail::Endpoint* e, const ScatterArgs& mine, int root) {
     rc = scatter_mpi(m, at);  // 2
     m.signal(kMoved, rc);
   }
+  int copy_rc = MPI_SUCCESS;
   if (at.mpi_rank == e->shared->mpi_rank && !(e->rank == root && mine.in_place)) {
     const SendBlocks& send = m.args<ScatterArgs>(at.local_rank).send;  // 1
-    detail::copy_typed(send.block(e->rank), mine.recv);
+    copy_rc = detail::copy_typed(send.block(e->rank), mine.recv);
   }
   m.barrier();  // 3
-  return m.leader() ? rc : m.wait(0, kMoved);
+  rc = m.leader() ? rc : m.wait(0, kMoved);
+  detail::keep_first_error(&rc, copy_rc);
+  return rc;
 }
 
 // The receive side, shared by both functions; its checks are endpoint-local
@@ -129,7 +132,7 @@ int scatter_equal(const detail::Entered& in, const void* sendbuf, int sendcount,
     args.send.displs = blocks.displs.data();
     prepare_send(sendbuf, sendtype, &args, ranks, err, send_stand_in);
   }
-  return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw or a local copy");
 }
 
 // Scatterv on an intra-communicator, its root checked; every other
@@ -153,7 +156,7 @@ int scatter_v(const detail::Entered& in, const void* sendbuf, const int sendcoun
     args.send.displs = counts_ok ? displs : empty.displs.data();
     prepare_send(sendbuf, sendtype, &args, ranks, err, send_stand_in);
   }
-  return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw");
+  return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw or a local copy");
 }
 
 }  // namespace
