@@ -77,6 +77,10 @@ inline int Comm_split(Comm c, int color, int key, Comm* out) {
   return MPI_Comm_split(c, color, key, out);
 }
 inline int Comm_dup(Comm c, Comm* out) { return MPI_Comm_dup(c, out); }
+inline int Intercomm_create(Comm local, int local_leader, Comm peer, int remote_leader, int tag,
+                            Comm* out) {
+  return MPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, out);
+}
 inline int Comm_free(Comm* c) { return MPI_Comm_free(c); }
 inline int Comm_rank(Comm c, int* r) { return MPI_Comm_rank(c, r); }
 inline int Comm_size(Comm c, int* s) { return MPI_Comm_size(c, s); }
