@@ -4,21 +4,25 @@
 // arguments are bad, so the checks come in two kinds:
 //
 //  * Agreed arguments, which MPI requires to be the same on every rank
-//    (root, op, the count and datatype of the non-v collectives): checked
-//    before the endpoint meets the others. When they are bad they are bad on
-//    every endpoint, which all fail alike without waiting for each other.
-//    (If they differ between endpoints the program is erroneous as an MPI
-//    program is; EP_CHECK_COLLECTIVES=1 then reports it instead of hanging.)
+//    (root, op, the count and datatype of Bcast and the reductions):
+//    checked by the collective's entry (coll/entry.hpp) before the endpoint
+//    meets the others, on intra- and inter-communicators alike. When they
+//    are bad they are bad on every endpoint, which all fail alike without
+//    waiting for each other. (If they differ between endpoints the program
+//    is erroneous as an MPI program is; EP_CHECK_COLLECTIVES=1 then reports
+//    it instead of hanging.)
 //  * Endpoint-local arguments (MPI_IN_PLACE where this endpoint may not use
-//    it, this endpoint's v-counts): the endpoint notes the error in a
-//    LocalError, takes part in the collective with a stand-in (a scratch
-//    buffer, zero counts) so that nobody waits for it in vain, and returns
-//    the error at the end. What the others receive is then undefined, as
-//    after any MPI error.
+//    it, the buffers, counts and types of the collectives that move data):
+//    the endpoint notes the error in a LocalError, takes part in the
+//    collective with a stand-in (a scratch buffer, zero counts) so that
+//    nobody waits for it in vain, and returns the error at the end. What the
+//    others receive is then undefined, as after any MPI error.
 //
-// EP_CHECK_COLLECTIVES=1: before anything else, every endpoint publishes what
-// it called (collective, root, count, datatype size) and all of them compare
-// every rank with rank 0 through the team and one MPI_Allgatherv among the
+// EP_CHECK_COLLECTIVES=1, on intra-communicators (the groups of an
+// inter-communicator call with different arguments by design): before the
+// checks of the agreed arguments, every endpoint publishes what it called
+// (collective, root, count, datatype size) and all of them compare every
+// rank with rank 0 through the team and one MPI_Allgatherv among the
 // leaders. The first rank that differs is reported on every endpoint, with
 // MPI_ERR_OTHER. The exchange is the same whatever the collective, so it
 // always matches up even when the collectives called do not.
