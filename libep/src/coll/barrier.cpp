@@ -36,8 +36,10 @@ int barrier(const detail::Entered& in) {
 }  // namespace
 
 int Barrier(Comm comm) {
-  return detail::enter(comm, {.function = "Barrier", .signature = {detail::CollId::Barrier}},
-                       barrier, detail::inter_barrier);
+  return detail::enter(
+      comm, {.function = "Barrier", .signature = {detail::CollId::Barrier}},
+      [](const detail::Entered& in) { return barrier(in); },
+      [](const detail::Entered& in) { return detail::inter_barrier(in); });
 }
 
 }  // namespace ep

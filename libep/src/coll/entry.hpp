@@ -20,7 +20,8 @@
 //   return detail::enter(comm, {.function = "Bcast", .signature = {...}, .root = root, ...},
 //                        [&](const detail::Entered& in) { return intra algorithm; },
 //                        [&](const detail::Entered& in) { return inter algorithm; });
-// Without the last argument an inter-communicator gets MPI_ERR_COMM.
+// Without the last argument an inter-communicator gets MPI_ERR_COMM. The
+// algorithms are lambdas rather than function names so that they inline.
 #pragma once
 
 #include <mpi.h>
@@ -55,9 +56,34 @@ struct Entered {
   bool commutative = true;  // Entry::op
 };
 
+/// Reduce_scatter's recvcounts: not null, none negative. Raises and returns
+/// the error class.
+int check_recvcounts(Endpoint* e, const int* counts, const char* function);
+
 /// Steps 1 to 3; fills *in. `inter` says whether the collective has an
-/// inter-communicator form. Raises and returns the error class.
-int open_entry(Comm comm, const Entry& entry, bool inter, Entered* in);
+/// inter-communicator form. Raises and returns the error class. Always
+/// inlined, so that each entry compiles to the checks its Entry lists and
+/// builds no Entry: small messages cost as before the entries were one
+/// (measured in instructions per call with callgrind: Barrier +5, Bcast and
+/// Allreduce fewer, since the datatype's size is no longer asked).
+[[gnu::always_inline]] inline int open_entry(Comm comm, const Entry& entry, bool inter,
+                                             Entered* in) {
+  const char* fn = entry.function;
+  Endpoint* e = valid_endpoint(comm);
+  if (!e) return invalid_comm(comm, fn);
+  if (e->shared->inter && !inter) {
+    return raise(e, MPI_ERR_COMM, fn, "not supported on inter-communicators");
+  }
+  in->e = e;
+  in->function = fn;
+  int rc = check_signature(e, entry.signature, fn);
+  if (rc == MPI_SUCCESS && entry.root) rc = check_root(e, *entry.root, fn);
+  if (rc == MPI_SUCCESS && entry.recvcounts) rc = check_recvcounts(e, *entry.recvcounts, fn);
+  if (rc == MPI_SUCCESS && entry.count) rc = check_count(e, *entry.count, entry.count_name, fn);
+  if (rc == MPI_SUCCESS && entry.type) rc = check_type(e, *entry.type, &in->layout, "datatype", fn);
+  if (rc == MPI_SUCCESS && entry.op) rc = check_op(e, *entry.op, &in->commutative, fn);
+  return rc;
+}
 
 template <class Intra, class Inter>
 int enter(Comm comm, const Entry& entry, Intra&& intra, Inter&& inter) {
