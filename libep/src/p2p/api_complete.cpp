@@ -4,7 +4,7 @@
 
 #include "base/backoff.hpp"
 #include "ep/p2p.hpp"
-#include "p2p/checks.hpp"
+#include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep {

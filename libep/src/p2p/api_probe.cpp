@@ -1,7 +1,7 @@
 // Public probes and matched probes.
 #include "base/backoff.hpp"
 #include "ep/p2p.hpp"
-#include "p2p/checks.hpp"
+#include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep {
@@ -13,9 +13,6 @@ using detail::RequestImpl;
 
 namespace detail {
 MessageImpl message_no_proc;
-int conclude(RequestImpl& r, Status* status, const char* function);
-void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
-                  const void* buf, int count, MPI_Datatype type, int peer, int tag);
 }  // namespace detail
 
 namespace {

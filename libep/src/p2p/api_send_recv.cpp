@@ -1,7 +1,7 @@
 // Public sends and receives: check the arguments, then hand the operation
 // to the engine. Blocking calls use a request on the stack.
 #include "ep/p2p.hpp"
-#include "p2p/checks.hpp"
+#include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep {
@@ -9,31 +9,6 @@ namespace ep {
 using detail::MessageArgs;
 using detail::RequestImpl;
 using detail::SendMode;
-
-namespace detail {
-
-void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
-                  const void* buf, int count, MPI_Datatype type, int peer, int tag) {
-  r->kind = kind;
-  r->mode = mode;
-  r->endpoint = args.endpoint;
-  r->buf = const_cast<void*>(buf);  // a send never writes through it
-  r->count = count;
-  r->type = type;
-  r->layout = args.layout;
-  r->peer = peer;
-  r->tag = tag;
-}
-
-// Completes a blocking operation's stack request: copies the status out and
-// raises its error, if any.
-int conclude(RequestImpl& r, Status* status, const char* function) {
-  Request handle = &r;
-  r.persistent = true;  // finish_request must not delete a stack object
-  return finish_request(&handle, status, function);
-}
-
-}  // namespace detail
 
 namespace {
 

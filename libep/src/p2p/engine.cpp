@@ -148,28 +148,6 @@ void wait_request(RequestImpl* r) {
   }
 }
 
-int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
-  RequestImpl* r = *handle;
-  if (status) *status = r->status;
-  const int error = r->status.MPI_ERROR;
-  Endpoint* endpoint = r->endpoint;
-  const std::int64_t capacity = std::int64_t{r->count} * r->layout.size;
-  const std::int64_t bytes = r->status.count_bytes;
-  if (r->persistent) {
-    r->state.store(RequestImpl::State::inactive, std::memory_order_relaxed);
-  } else {
-    delete r;
-    *handle = REQUEST_NULL;
-  }
-  if (error == MPI_SUCCESS || !raise_error) return error;
-  if (error == MPI_ERR_TRUNCATE) {
-    return raise(endpoint, error, function,
-                 "message truncated: {} bytes arrived for a receive buffer of {} bytes", bytes,
-                 capacity);
-  }
-  return raise(endpoint, error, function, "the operation failed");
-}
-
 void reap_orphans(Endpoint* endpoint) {
   std::erase_if(endpoint->orphans, [](RequestImpl* r) {
     if (!test_request(r)) return false;

@@ -42,12 +42,6 @@ void progress(Endpoint* endpoint);
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);
 
-/// Ends a completed request: copies its status out, frees it (non-persistent:
-/// *handle becomes REQUEST_NULL) or makes it inactive (persistent). Returns
-/// the request's error code, raising it through the endpoint's handler
-/// unless `raise_error` is false (the caller raises MPI_ERR_IN_STATUS).
-int finish_request(Request* handle, Status* status, const char* function, bool raise_error = true);
-
 /// Takes messages of other processes addressed to `endpoint` off MPI and
 /// matches them against its posted receives, queueing the rest.
 int drain_remote(Endpoint* endpoint);

@@ -104,6 +104,8 @@ int drain_remote(Endpoint* endpoint) {
   }
 }
 
+namespace {
+
 // A message longer than the receive buffer is received whole into scratch
 // memory and only what fits is copied: Open MPI 4.1.4 writes past the end of
 // the buffer of a truncated matched receive (heap corruption seen in
@@ -117,6 +119,8 @@ int receive_truncated(Incoming* message, RequestImpl* r) {
   r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
   return rc;
 }
+
+}  // namespace
 
 void deliver_remote(Incoming* message, RequestImpl* r, bool blocking) {
   Endpoint* endpoint = r->endpoint;

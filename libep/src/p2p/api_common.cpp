@@ -1,0 +1,48 @@
+#include "p2p/api_common.hpp"
+
+#include "object/error.hpp"
+
+namespace ep::detail {
+
+void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
+                  const void* buf, int count, MPI_Datatype type, int peer, int tag) {
+  r->kind = kind;
+  r->mode = mode;
+  r->endpoint = args.endpoint;
+  r->buf = const_cast<void*>(buf);  // a send never writes through it
+  r->count = count;
+  r->type = type;
+  r->layout = args.layout;
+  r->peer = peer;
+  r->tag = tag;
+}
+
+int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
+  RequestImpl* r = *handle;
+  if (status) *status = r->status;
+  const int error = r->status.MPI_ERROR;
+  Endpoint* endpoint = r->endpoint;
+  const std::int64_t capacity = std::int64_t{r->count} * r->layout.size;
+  const std::int64_t bytes = r->status.count_bytes;
+  if (r->persistent) {
+    r->state.store(RequestImpl::State::inactive, std::memory_order_relaxed);
+  } else {
+    delete r;
+    *handle = REQUEST_NULL;
+  }
+  if (error == MPI_SUCCESS || !raise_error) return error;
+  if (error == MPI_ERR_TRUNCATE) {
+    return raise(endpoint, error, function,
+                 "message truncated: {} bytes arrived for a receive buffer of {} bytes", bytes,
+                 capacity);
+  }
+  return raise(endpoint, error, function, "the operation failed");
+}
+
+int conclude(RequestImpl& r, Status* status, const char* function) {
+  Request handle = &r;
+  r.persistent = true;  // finish_request must not delete a stack object
+  return finish_request(&handle, status, function);
+}
+
+}  // namespace ep::detail

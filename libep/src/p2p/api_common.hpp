@@ -1,0 +1,26 @@
+// What the public point-to-point functions share between their argument
+// checks (checks.hpp) and the engine: a request filled in from checked
+// arguments, and the end of an operation, which reports its failure through
+// the endpoint's error handler on behalf of the public `function`.
+#pragma once
+
+#include "object/request.hpp"
+#include "p2p/checks.hpp"
+
+namespace ep::detail {
+
+/// Fills in the operation's arguments of `r`.
+void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
+                  const void* buf, int count, MPI_Datatype type, int peer, int tag);
+
+/// Ends a completed request: copies its status out, frees it (non-persistent:
+/// *handle becomes REQUEST_NULL) or makes it inactive (persistent). Returns
+/// the request's error code, raising it through the endpoint's handler
+/// unless `raise_error` is false (the caller raises MPI_ERR_IN_STATUS).
+int finish_request(Request* handle, Status* status, const char* function, bool raise_error = true);
+
+/// Completes a blocking operation's stack request: copies the status out and
+/// raises its error, if any.
+int conclude(RequestImpl& r, Status* status, const char* function);
+
+}  // namespace ep::detail
