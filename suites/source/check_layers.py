@@ -5,6 +5,11 @@ The floors of libep/src, bottom first. A file may include headers of its own
 floor or of a floor below, never of one above; `ranks/` makes no MPI calls
 (its functions are pure, so unit tests call them without MPI).
 
+Inside p2p/, the engine (`p2p/engine.*`) is the only code that touches an
+endpoint's matching state (MatchState, `endpoint->match`), and a transport
+(`p2p/transport_*`) includes no other p2p header than its own: transports
+move bytes and report arrivals, the engine above them matches.
+
   check_layers.py LIBEP_SRC_DIR
 Prints every violation as file:line and exits 1 if there is any.
 """
@@ -15,6 +20,40 @@ import sys
 FLOORS = ["base", "ranks", "object", "team", "p2p", "coll", "comm"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 MPI_CALL = re.compile(r"\bMPI_[A-Z][a-z_]*\s*\(")
+ENDPOINT_HEADER = "object/endpoint.hpp"  # defines MatchState
+MATCH_STATE = re.compile(r"\bMatchState\b|(\.|->)match\b")
+ENGINE = re.compile(r"^p2p/engine[^/]*$")
+TRANSPORT = re.compile(r"^p2p/(transport_[^/.]+)\.(hpp|cpp)$")
+
+
+def include_problems(rel, floor, target, rank):
+    """What is wrong with `rel` (on `floor`) including "target"."""
+    top = target.split("/")[0]
+    if top == "ep":
+        # The public headers: declarations only, any floor may use them.
+        return []
+    if top not in rank:
+        return [f"includes \"{target}\", which is on no floor"]
+    if rank[top] > rank[floor]:
+        return [f"{floor}/ includes \"{target}\", a floor above"]
+    transport = TRANSPORT.match(rel.as_posix())
+    if transport and top == "p2p" and target != f"p2p/{transport.group(1)}.hpp":
+        return [f"the transport includes \"{target}\": transports report arrivals to the "
+                "engine and include neither it nor each other"]
+    return []
+
+
+def line_problems(rel, floor, line):
+    """What is wrong with one line of code of `rel` (on `floor`) besides its includes."""
+    code = line.split("//", 1)[0]
+    problems = []
+    if floor == "ranks" and MPI_CALL.search(line):
+        problems.append(f"ranks/ calls MPI: {line.strip()}")
+    touches_match = MATCH_STATE.search(code)
+    if touches_match and not ENGINE.match(rel.as_posix()) and rel.as_posix() != ENDPOINT_HEADER:
+        problems.append(f"touches an endpoint's matching state, which only the p2p engine "
+                        f"(p2p/engine.*) may: {line.strip()}")
+    return problems
 
 
 def main() -> int:
@@ -37,24 +76,16 @@ def main() -> int:
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             match = INCLUDE.match(line)
-            if match:
-                target = match.group(1)
-                top = target.split("/")[0]
-                if top == "ep":
-                    # The public headers: declarations only, any floor may use them.
-                    continue
-                if top not in rank:
-                    problems.append(f"{rel}:{number}: includes \"{target}\", which is on no floor")
-                elif rank[top] > rank[floor]:
-                    problems.append(f"{rel}:{number}: {floor}/ includes \"{target}\", a floor above")
-            if floor == "ranks" and MPI_CALL.search(line):
-                problems.append(f"{rel}:{number}: ranks/ calls MPI: {line.strip()}")
+            found = include_problems(rel, floor, match.group(1), rank) if match else []
+            found += line_problems(rel, floor, line)
+            problems += [f"{rel}:{number}: {p}" for p in found]
     for p in problems:
         print(p)
     if problems:
-        print(f"check_layers.py: {len(problems)} include(s) point up or out", file=sys.stderr)
+        print(f"check_layers.py: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    print(f"check_layers.py: every include of {src} points down ({' < '.join(FLOORS)})")
+    print(f"check_layers.py: every include of {src} points down ({' < '.join(FLOORS)}), "
+          "only the p2p engine matches")
     return 0
 
 

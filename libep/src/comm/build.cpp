@@ -7,6 +7,7 @@
 
 #include "comm/inspect.hpp"
 #include "object/error.hpp"
+#include "p2p/engine.hpp"
 #include "team/local_team.hpp"
 
 namespace ep::detail {
@@ -184,15 +185,7 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
 int release_shared(CommShared* shared) {
   int rc = MPI_SUCCESS;
   const auto keep_first = [&rc](int call_rc) { keep_first_error(&rc, call_rc); };
-  for (auto& endpoint : shared->endpoints) {
-    while (Incoming* message = endpoint->match.unexpected.pop_front()) {
-      // Unreceived remote messages still belong to MPI; receive and drop them.
-      if (message->kind == Incoming::Kind::remote) {
-        keep_first(MPI_Mrecv(nullptr, 0, MPI_BYTE, &message->mpi_message, MPI_STATUS_IGNORE));
-      }
-      delete message;
-    }
-  }
+  for (auto& endpoint : shared->endpoints) keep_first(discard_unexpected(endpoint.get()));
   for (MPI_Comm& c : shared->inbox) {
     if (c != MPI_COMM_NULL) keep_first(MPI_Comm_free(&c));
   }

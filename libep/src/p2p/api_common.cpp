@@ -1,6 +1,7 @@
 #include "p2p/api_common.hpp"
 
 #include "object/error.hpp"
+#include "p2p/engine.hpp"
 
 namespace ep::detail {
 
@@ -15,6 +16,17 @@ void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const M
   r->layout = args.layout;
   r->peer = peer;
   r->tag = tag;
+}
+
+int start_request(RequestImpl* r, bool blocking, const char* function) {
+  if (r->kind == RequestImpl::Kind::send) {
+    const int rc = start_send(r, blocking);
+    if (rc == MPI_SUCCESS) return rc;
+    return check_mpi(rc, r->endpoint, function, "the MPI send below");
+  }
+  const int rc = start_recv(r, blocking);
+  if (rc == MPI_SUCCESS) return rc;
+  return check_mpi(rc, r->endpoint, function, "MPI_Improbe");
 }
 
 int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {

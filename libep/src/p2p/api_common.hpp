@@ -1,7 +1,7 @@
 // What the public point-to-point functions share between their argument
 // checks (checks.hpp) and the engine: a request filled in from checked
-// arguments, and the end of an operation, which reports its failure through
-// the endpoint's error handler on behalf of the public `function`.
+// arguments, and the start and end of an operation, which report failures
+// through the endpoint's error handler on behalf of the public `function`.
 #pragma once
 
 #include "object/request.hpp"
@@ -12,6 +12,10 @@ namespace ep::detail {
 /// Fills in the operation's arguments of `r`.
 void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
                   const void* buf, int count, MPI_Datatype type, int peer, int tag);
+
+/// Starts the send or receive `r` (engine.hpp: start_send, start_recv),
+/// raising an MPI failure. Returns an MPI error code.
+int start_request(RequestImpl* r, bool blocking, const char* function);
 
 /// Ends a completed request: copies its status out, frees it (non-persistent:
 /// *handle becomes REQUEST_NULL) or makes it inactive (persistent). Returns

@@ -230,16 +230,7 @@ int Cancel(Request* request) {
   // other cancel "fails" in the MPI sense: the operation completes normally
   // and Test_cancelled reports false.
   if (r->kind != RequestImpl::Kind::recv || !r->endpoint) return MPI_SUCCESS;
-  detail::MatchState& m = r->endpoint->match;
-  m.lock.lock();
-  const bool removed = m.posted.remove(r);
-  if (removed) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
-  m.lock.unlock();
-  if (removed) {
-    r->status = detail::empty_status();
-    r->status.cancelled = 1;
-    r->state.store(RequestImpl::State::complete, std::memory_order_release);
-  }
+  detail::cancel_recv(r);
   return MPI_SUCCESS;
 }
 

@@ -17,28 +17,17 @@ MessageImpl message_no_proc;
 
 namespace {
 
-void status_of(const Incoming& message, Status* status) {
-  if (!status) return;
-  *status = detail::empty_status();
-  status->MPI_SOURCE = message.source;
-  status->MPI_TAG = message.tag;
-  status->count_bytes = message.bytes;
-}
-
 // One look for a matching message; with `take` the message is matched
 // (Mprobe semantics): a synchronous sender learns of it now.
 int probe_once(Endpoint* e, int source, int tag, bool take, int* flag, Message* message,
                Status* status, const char* function) {
-  Incoming* found = detail::find_unexpected(e, source, tag, take);
+  Incoming* found = nullptr;
+  const int rc = detail::probe(e, source, tag, take, &found);
   *flag = found != nullptr;
-  if (!found) return MPI_SUCCESS;
-  status_of(*found, status);
-  if (take) {
-    const int rc = detail::acknowledge(e, *found);
-    *message = new MessageImpl{MessageImpl::kMagic, e, found};
-    return detail::check_mpi(rc, e, function, "MPI_Isend (synchronous-send acknowledgement)");
-  }
-  return MPI_SUCCESS;
+  if (!found) return detail::check_mpi(rc, e, function, "MPI_Improbe");
+  if (status) *status = detail::status_of(*found);
+  if (take) *message = new MessageImpl{MessageImpl::kMagic, e, found};
+  return detail::check_mpi(rc, e, function, "MPI_Isend (synchronous-send acknowledgement)");
 }
 
 int probe_common(int source, int tag, Comm comm, bool blocking, bool take, int* flag,

@@ -19,7 +19,7 @@ int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int t
   if (rc != MPI_SUCCESS) return rc;
   RequestImpl r;
   detail::fill_request(&r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
-  rc = detail::start_send(&r, /*blocking=*/true, function);
+  rc = detail::start_request(&r, /*blocking=*/true, function);
   if (rc != MPI_SUCCESS) return rc;
   detail::wait_request(&r);
   return detail::conclude(r, STATUS_IGNORE, function);
@@ -36,7 +36,7 @@ int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, in
   detail::fill_request(r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
   r->persistent = persistent;
   if (!persistent) {
-    rc = detail::start_send(r, /*blocking=*/false, function);
+    rc = detail::start_request(r, /*blocking=*/false, function);
     if (rc != MPI_SUCCESS) {
       delete r;
       return rc;
@@ -58,7 +58,7 @@ int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int ta
                        source, tag);
   r->persistent = persistent;
   if (!persistent) {
-    rc = detail::start_recv(r, /*blocking=*/false, function);
+    rc = detail::start_request(r, /*blocking=*/false, function);
     if (rc != MPI_SUCCESS) {
       delete r;
       return rc;
@@ -121,7 +121,7 @@ int Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm 
   RequestImpl r;
   detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count, datatype,
                        source, tag);
-  rc = detail::start_recv(&r, /*blocking=*/true, fn);
+  rc = detail::start_request(&r, /*blocking=*/true, fn);
   if (rc != MPI_SUCCESS) return rc;
   detail::wait_request(&r);
   return detail::conclude(r, status, fn);
@@ -153,12 +153,12 @@ int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
   RequestImpl r;
   detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, recv_args, recvbuf,
                        recvcount, recvtype, source, recvtag);
-  rc = detail::start_recv(&r, /*blocking=*/false, fn);
+  rc = detail::start_request(&r, /*blocking=*/false, fn);
   if (rc != MPI_SUCCESS) return rc;
   RequestImpl s;
   detail::fill_request(&s, RequestImpl::Kind::send, SendMode::standard, send_args, sendbuf,
                        sendcount, sendtype, dest, sendtag);
-  rc = detail::start_send(&s, /*blocking=*/false, fn);
+  rc = detail::start_request(&s, /*blocking=*/false, fn);
   if (rc != MPI_SUCCESS) {
     // The receive is posted and its buffer is the caller's: it must finish
     // before this call returns, whatever happened to the send.
@@ -203,8 +203,7 @@ int Start(Request* request) {
                          "the persistent request is still active: complete it before Start");
   }
   for (MPI_Request& m : r->mpi) m = MPI_REQUEST_NULL;
-  return r->kind == RequestImpl::Kind::send ? detail::start_send(r, false, fn)
-                                            : detail::start_recv(r, false, fn);
+  return detail::start_request(r, /*blocking=*/false, fn);
 }
 
 int Startall(int count, Request requests[]) {

@@ -4,6 +4,8 @@
 
 #include "base/backoff.hpp"
 #include "object/error.hpp"
+#include "p2p/transport_intra.hpp"
+#include "p2p/transport_mpi.hpp"
 
 namespace ep::detail {
 
@@ -16,28 +18,107 @@ Status proc_null_status() {
 
 Status empty_status() { return Status{}; }
 
-namespace {
-
-Typed receive_target(const RequestImpl& r) { return {r.buf, r.count, r.type, r.layout}; }
-
-void complete_from(RequestImpl* r, const Incoming& message) {
-  r->status.MPI_SOURCE = message.source;
-  r->status.MPI_TAG = message.tag;
-  r->status.count_bytes = message.bytes;
-  r->status.cancelled = 0;
-  r->status.MPI_ERROR =
-      message.bytes > std::int64_t{r->count} * r->layout.size ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+Status status_of(const Incoming& message) {
+  Status s = empty_status();
+  s.MPI_SOURCE = message.source;
+  s.MPI_TAG = message.tag;
+  s.count_bytes = message.bytes;
+  return s;
 }
 
-}  // namespace
+namespace {
 
+// What a receive reports once a message has matched it, before its data moves.
+void set_matched_status(RequestImpl* r, int source, int tag, std::int64_t bytes) {
+  r->status.MPI_SOURCE = source;
+  r->status.MPI_TAG = tag;
+  r->status.count_bytes = bytes;
+  r->status.cancelled = 0;
+  r->status.MPI_ERROR =
+      bytes > std::int64_t{r->count} * r->layout.size ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+// Whether a receive or probe for `source` on `endpoint` may be satisfied by
+// a message from another process (and so must look at MPI).
 bool may_match_remote(const Endpoint* endpoint, int source) {
   const CommShared& shared = *endpoint->shared;
   if (shared.mpi_size == 1) return false;
   return source == MPI_ANY_SOURCE || !shared.is_local(shared.peer_to_union(*endpoint, source));
 }
 
-int start_send(RequestImpl* r, bool blocking, const char* function) {
+// Unlinks the first posted receive of `m` that a message from `source` with
+// `tag` matches. Called with m.lock held.
+RequestImpl* take_posted(MatchState& m, int source, int tag) {
+  RequestImpl* r = m.posted.take_first(
+      [source, tag](const RequestImpl& p) { return matches(p.peer, p.tag, source, tag); });
+  if (r) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
+  return r;
+}
+
+// Unlinks the receive `r` from the posted queue if it is still there.
+bool unpost(RequestImpl* r) {
+  MatchState& m = r->endpoint->match;
+  m.lock.lock();
+  const bool removed = m.posted.remove(r);
+  if (removed) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
+  m.lock.unlock();
+  return removed;
+}
+
+// The sender matches directly against the receiver's posted receives, so a
+// message that finds its receive is copied straight into the receive buffer.
+int send_local(RequestImpl* s) {
+  Endpoint* self = s->endpoint;
+  Endpoint* destination = self->shared->local_endpoint(s->target);
+  const int source = self->rank;  // what the receiver reports, also across an inter-communicator
+  MatchState& m = destination->match;
+  m.lock.lock();
+  RequestImpl* r = take_posted(m, source, s->tag);
+  if (r) {
+    m.lock.unlock();
+    set_matched_status(r, source, s->tag, std::int64_t{s->count} * s->layout.size);
+    intra_copy(s, r);
+    return MPI_SUCCESS;
+  }
+  m.unexpected.push_back(intra_hold(s, source, destination == self));
+  m.lock.unlock();
+  return MPI_SUCCESS;
+}
+
+// A message the MPI transport took off MPI: the first posted receive it
+// matches takes it, or it waits in the unexpected queue.
+void arrive(Endpoint* endpoint, Incoming* message) {
+  MatchState& m = endpoint->match;
+  m.lock.lock();
+  RequestImpl* r = take_posted(m, message->source, message->tag);
+  if (!r) m.unexpected.push_back(message);
+  m.lock.unlock();
+  if (r) deliver(message, r, /*blocking=*/false);
+}
+
+// Takes every message of other processes addressed to `endpoint` off MPI and
+// matches it. Returns the MPI error code of the transport.
+int drain_remote(Endpoint* endpoint) {
+  for (;;) {
+    Incoming* message = nullptr;
+    const int rc = mpi_next_arrival(endpoint, &message);
+    if (rc != MPI_SUCCESS || !message) return rc;
+    arrive(endpoint, message);
+  }
+}
+
+// Pulls messages off MPI for `endpoint` if it has posted receives. A failure
+// is left to those receives: test_request meets it again and fails them.
+void progress(Endpoint* endpoint) {
+  if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
+      endpoint->shared->mpi_size > 1) {
+    (void)drain_remote(endpoint);
+  }
+}
+
+}  // namespace
+
+int start_send(RequestImpl* r, bool blocking) {
   r->status = empty_status();
   if (r->peer == MPI_PROC_NULL) {
     r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
@@ -45,11 +126,10 @@ int start_send(RequestImpl* r, bool blocking, const char* function) {
   }
   const CommShared& shared = *r->endpoint->shared;
   r->target = shared.peer_to_union(*r->endpoint, r->peer);
-  const int rc = shared.is_local(r->target) ? intra_send(r) : remote_send(r, blocking);
-  return check_mpi(rc, r->endpoint, function, "the MPI send below");
+  return shared.is_local(r->target) ? send_local(r) : mpi_send(r, blocking);
 }
 
-int start_recv(RequestImpl* r, bool blocking, const char* function) {
+int start_recv(RequestImpl* r, bool blocking) {
   Endpoint* endpoint = r->endpoint;
   if (r->peer == MPI_PROC_NULL) {
     r->status = proc_null_status();
@@ -61,7 +141,7 @@ int start_recv(RequestImpl* r, bool blocking, const char* function) {
     // Messages already in MPI arrived before this receive was posted, so
     // they must be matched (in order) before it joins the posted queue.
     const int rc = drain_remote(endpoint);
-    if (rc != MPI_SUCCESS) return check_mpi(rc, endpoint, function, "MPI_Improbe");
+    if (rc != MPI_SUCCESS) return rc;
   }
   MatchState& m = endpoint->match;
   m.lock.lock();
@@ -80,33 +160,37 @@ int start_recv(RequestImpl* r, bool blocking, const char* function) {
 }
 
 void deliver(Incoming* message, RequestImpl* r, bool blocking) {
-  complete_from(r, *message);
-  switch (message->kind) {
-    case Incoming::Kind::eager:
-      unpack(message->data.get(), message->bytes, receive_target(*r));
-      break;
-    case Incoming::Kind::rendezvous: {
-      RequestImpl* sender = message->sender;
-      copy_typed({sender->buf, sender->count, sender->type, sender->layout}, receive_target(*r));
-      sender->state.store(RequestImpl::State::complete, std::memory_order_release);
-      break;
-    }
-    case Incoming::Kind::remote:
-      deliver_remote(message, r, blocking);  // takes ownership of `message`
-      return;
+  set_matched_status(r, message->source, message->tag, message->bytes);
+  if (message->kind == Incoming::Kind::remote) {
+    mpi_receive(message, r, blocking);
+  } else {
+    intra_receive(message, r);
   }
-  delete message;
-  r->state.store(RequestImpl::State::complete, std::memory_order_release);
 }
 
-Incoming* find_unexpected(Endpoint* endpoint, int source, int tag, bool take) {
-  if (may_match_remote(endpoint, source)) drain_remote(endpoint);
+int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) {
+  *found = nullptr;
+  if (may_match_remote(endpoint, source)) {
+    const int rc = drain_remote(endpoint);
+    if (rc != MPI_SUCCESS) return rc;
+  }
   MatchState& m = endpoint->match;
   auto pred = [source, tag](const Incoming& e) { return matches(source, tag, e.source, e.tag); };
   m.lock.lock();
   Incoming* message = take ? m.unexpected.take_first(pred) : m.unexpected.find_first(pred);
   m.lock.unlock();
-  return message;
+  *found = message;
+  // Matched: a synchronous sender may complete now.
+  if (take && message) return mpi_acknowledge(endpoint, *message);
+  return MPI_SUCCESS;
+}
+
+bool cancel_recv(RequestImpl* r) {
+  if (!unpost(r)) return false;
+  r->status = empty_status();
+  r->status.cancelled = 1;
+  r->state.store(RequestImpl::State::complete, std::memory_order_release);
+  return true;
 }
 
 bool test_request(RequestImpl* r) {
@@ -116,26 +200,25 @@ bool test_request(RequestImpl* r) {
     case State::inactive:
       return true;
     case State::in_mpi:
-      return test_remote(r);
+      return mpi_test(r);
     case State::posted:
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
       if (r->kind == RequestImpl::Kind::recv && may_match_remote(r->endpoint, r->peer)) {
-        drain_remote(r->endpoint);
+        const int rc = drain_remote(r->endpoint);
+        if (rc != MPI_SUCCESS && unpost(r)) {
+          // MPI cannot say whether a message for it arrived: it fails.
+          r->status.MPI_ERROR = error_class_of(rc);
+          r->state.store(State::complete, std::memory_order_relaxed);
+          return true;
+        }
         const State now = r->state.load(std::memory_order_acquire);
-        if (now == State::in_mpi) return test_remote(r);
+        if (now == State::in_mpi) return mpi_test(r);
         return now == State::complete;
       }
       return false;
   }
   return false;
-}
-
-void progress(Endpoint* endpoint) {
-  if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
-      endpoint->shared->mpi_size > 1) {
-    drain_remote(endpoint);
-  }
 }
 
 void wait_request(RequestImpl* r) {
@@ -154,6 +237,20 @@ void reap_orphans(Endpoint* endpoint) {
     delete r;
     return true;
   });
+}
+
+int discard_unexpected(Endpoint* endpoint) {
+  int rc = MPI_SUCCESS;
+  // No lock: every endpoint of the communicator is freed, so nobody delivers.
+  while (Incoming* message = endpoint->match.unexpected.pop_front()) {
+    if (message->kind == Incoming::Kind::remote) {
+      // Unreceived remote messages still belong to MPI.
+      keep_first_error(&rc, mpi_discard(message));
+    } else {
+      delete message;
+    }
+  }
+  return rc;
 }
 
 }  // namespace ep::detail

@@ -1,7 +1,12 @@
-// The point-to-point engine: matching and scheduling, below the public
-// functions (which check arguments) and above the two transports, intra
-// (same process: one copy, sender matches the receiver's posted queue) and
-// remote (other processes: MPI, envelopes in the MPI tag, matched probes).
+// The point-to-point engine: the one place that matches. It owns the
+// endpoints' matching state (MatchState: the posted and unexpected queues),
+// pairs each message with a receive, and schedules the rest. Below it the
+// transports only move bytes: transport_intra (same process: one copy) and
+// transport_mpi (other processes: MPI, envelopes in the MPI tag, matched
+// probes), which reports each message it takes off MPI back to the engine.
+// Above it the public functions (api_*.cpp) check arguments and report
+// errors; the engine reports none itself: it returns MPI error codes, or
+// leaves them in a request's status.
 //
 // Threading: each endpoint is driven by one thread at a time, its owner.
 // Other threads of the process touch an endpoint only to deliver to it, under
@@ -22,52 +27,49 @@ inline bool matches(int want_source, int want_tag, int source, int tag) {
 /// Status of a receive from MPI_PROC_NULL, and of null or inactive requests.
 Status proc_null_status();
 Status empty_status();
+/// Status of a probe that found `message`.
+Status status_of(const Incoming& message);
 
 /// Starts the send described by `r` (endpoint, buffer, peer, tag, mode set).
 /// `blocking` lets the remote path block inside MPI instead of returning a
-/// request to poll. Returns an MPI error code (already raised).
-int start_send(RequestImpl* r, bool blocking, const char* function);
+/// request to poll. Returns the MPI error code of the transport.
+int start_send(RequestImpl* r, bool blocking);
 
 /// Starts the receive described by `r`: matches it against the unexpected
 /// queue or posts it (`blocking`: a blocking receive, which may wait inside
-/// MPI for a message it has matched). Returns an MPI error code (already raised).
-int start_recv(RequestImpl* r, bool blocking, const char* function);
+/// MPI for a message it has matched). Returns the MPI error code of taking
+/// messages off MPI (MPI_Improbe); the receive is not posted then.
+int start_recv(RequestImpl* r, bool blocking);
+
+/// Looks for the first unexpected message matching (source, tag), taking
+/// messages off MPI first where needed. Never blocks. With `take` it unlinks
+/// the message (a matched probe) and tells a synchronous sender. *found is
+/// the message, or nullptr if none matches. Returns an MPI error code: with
+/// *found nullptr, of taking messages off MPI (MPI_Improbe); otherwise of
+/// the synchronous sender's acknowledgement (MPI_Isend).
+int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found);
+
+/// Delivers a message taken by a matched probe to the receive `r`
+/// (`blocking`: the remote case may block in MPI_Mrecv). Frees `message`.
+void deliver(Incoming* message, RequestImpl* r, bool blocking);
+
+/// Cancels the receive `r` if no message has matched it yet: it completes
+/// with a cancelled status. Returns whether it was cancelled.
+bool cancel_recv(RequestImpl* r);
 
 /// Makes progress on `r` and reports whether it has completed. Never blocks.
+/// A failure to take messages off MPI for a posted receive completes it with
+/// the error in its status.
 bool test_request(RequestImpl* r);
-
-/// Pulls messages off MPI for `endpoint` if it has posted receives.
-void progress(Endpoint* endpoint);
 
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);
 
-/// Takes messages of other processes addressed to `endpoint` off MPI and
-/// matches them against its posted receives, queueing the rest.
-int drain_remote(Endpoint* endpoint);
-
-/// Whether a receive or probe for `source` on `endpoint` may be satisfied by
-/// a message from another process (and so must look at MPI).
-bool may_match_remote(const Endpoint* endpoint, int source);
-
-/// Finds the first unexpected message matching (source, tag), draining MPI
-/// first where needed; with `take`, unlinks it (a matched probe). Never blocks.
-Incoming* find_unexpected(Endpoint* endpoint, int source, int tag, bool take);
-
-/// Delivers a message taken from the unexpected queue to the receive `r`
-/// (`blocking`: the remote case may block in MPI_Mrecv). Frees `message`.
-void deliver(Incoming* message, RequestImpl* r, bool blocking);
-
-/// Acknowledges a synchronous remote send once it is matched.
-int acknowledge(Endpoint* endpoint, const Incoming& message);
-
 /// Frees the requests the user released while active, once complete.
 void reap_orphans(Endpoint* endpoint);
 
-// Transports.
-int intra_send(RequestImpl* r);
-int remote_send(RequestImpl* r, bool blocking);
-void deliver_remote(Incoming* message, RequestImpl* r, bool blocking);
-bool test_remote(RequestImpl* r);
+/// Drops the messages nobody received, when the endpoint's communicator is
+/// freed. Returns the first failure's MPI error code.
+int discard_unexpected(Endpoint* endpoint);
 
 }  // namespace ep::detail

@@ -1,28 +1,12 @@
-// The remote transport: endpoints of different processes exchange messages
-// through MPI.
-//
-// A message to local endpoint l of process p goes to MPI rank p on
-// inbox[l], the MPI communicator that only endpoint l of each process
-// probes, with the sender's local index and the user tag in the MPI tag
-// (tag_layout.hpp). The receiver takes messages off its inbox in MPI's order
-// with MPI_Improbe, so the data stays inside MPI until MPI_Imrecv or
-// MPI_Mrecv places it in the user's buffer: no extra copy, and MPI's
-// non-overtaking order per sender carries over to the endpoint.
-//
-// A synchronous send must not complete before its receive is matched, but
-// the matched probe completes an MPI_Issend as soon as the message is taken
-// off MPI, which may be long before the user posts the receive. So the
-// sender marks the message `sync` and waits for a zero-byte acknowledgement
-// that the receiver sends on acks[sender's local] once the user's receive
-// (or matched probe) has matched it.
+#include "p2p/transport_mpi.hpp"
+
 #include <vector>
 
 #include "object/error.hpp"
-#include "p2p/engine.hpp"
 
 namespace ep::detail {
 
-int remote_send(RequestImpl* s, bool blocking) {
+int mpi_send(RequestImpl* s, bool blocking) {
   Endpoint* self = s->endpoint;
   CommShared& shared = *self->shared;
   const Location to = shared.map.at(s->target);
@@ -33,8 +17,8 @@ int remote_send(RequestImpl* s, bool blocking) {
   // A blocking send may sit inside MPI_Send only if it cannot depend on its
   // receiver: the receiver's receive is posted in libep, not in MPI, so a
   // rendezvous-sized MPI_Send could wait on a peer that is itself stuck in
-  // MPI_Send. Small messages go eagerly; larger ones are polled below so the
-  // endpoint keeps draining its own inbox while it waits.
+  // MPI_Send. Small messages go eagerly; larger ones are polled by the engine
+  // so the endpoint keeps draining its own inbox while it waits.
   constexpr std::int64_t kBlockingSendLimit = 1024;
   if (blocking && !sync && std::int64_t{s->count} * s->layout.size <= kBlockingSendLimit) {
     const int rc = MPI_Send(s->buf, s->count, s->type, to.mpi_rank, mpi_tag, inbox);
@@ -52,9 +36,37 @@ int remote_send(RequestImpl* s, bool blocking) {
   return rc;
 }
 
-int acknowledge(Endpoint* endpoint, const Incoming& message) {
+int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
+  *arrival = nullptr;
+  const CommShared& shared = *endpoint->shared;
+  MPI_Comm inbox = shared.inbox[static_cast<std::size_t>(endpoint->local)];
+  int found = 0;
+  MPI_Message handle = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  int rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, inbox, &found, &handle, &status);
+  if (rc != MPI_SUCCESS || !found) return rc;
+  int bytes = 0;
+  rc = MPI_Get_count(&status, MPI_BYTE, &bytes);
+  if (rc != MPI_SUCCESS) return rc;
+
+  const Envelope envelope = shared.tags.decode(status.MPI_TAG);
+  auto* message = new Incoming;
+  message->kind = Incoming::Kind::remote;
+  message->source =
+      shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
+  message->tag = envelope.tag;
+  message->bytes = bytes;
+  message->mpi_message = handle;
+  message->sync = envelope.sync;
+  message->source_mpi_rank = status.MPI_SOURCE;
+  message->source_local = envelope.source_local;
+  *arrival = message;
+  return MPI_SUCCESS;
+}
+
+int mpi_acknowledge(Endpoint* endpoint, const Incoming& message) {
   if (!message.sync) return MPI_SUCCESS;
-  CommShared& shared = *endpoint->shared;
+  const CommShared& shared = *endpoint->shared;
   const int ack_tag = shared.tags.encode({false, endpoint->local, message.tag});
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Isend(nullptr, 0, MPI_BYTE, message.source_mpi_rank, ack_tag,
@@ -62,46 +74,6 @@ int acknowledge(Endpoint* endpoint, const Incoming& message) {
   // Nobody waits for the ack to leave; MPI completes it on its own.
   if (rc == MPI_SUCCESS) rc = MPI_Request_free(&request);
   return rc;
-}
-
-int drain_remote(Endpoint* endpoint) {
-  CommShared& shared = *endpoint->shared;
-  MPI_Comm inbox = shared.inbox[static_cast<std::size_t>(endpoint->local)];
-  for (;;) {
-    int found = 0;
-    MPI_Message handle = MPI_MESSAGE_NULL;
-    MPI_Status status;
-    int rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, inbox, &found, &handle, &status);
-    if (rc != MPI_SUCCESS) return rc;
-    if (!found) return MPI_SUCCESS;
-
-    const Envelope envelope = shared.tags.decode(status.MPI_TAG);
-    int bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
-    auto* message = new Incoming;
-    message->kind = Incoming::Kind::remote;
-    message->source =
-        shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
-    message->tag = envelope.tag;
-    message->bytes = bytes;
-    message->mpi_message = handle;
-    message->sync = envelope.sync;
-    message->source_mpi_rank = status.MPI_SOURCE;
-    message->source_local = envelope.source_local;
-
-    MatchState& m = endpoint->match;
-    m.lock.lock();
-    RequestImpl* r = m.posted.take_first([message](const RequestImpl& p) {
-      return matches(p.peer, p.tag, message->source, message->tag);
-    });
-    if (r) {
-      m.posted_count.fetch_sub(1, std::memory_order_relaxed);
-    } else {
-      m.unexpected.push_back(message);
-    }
-    m.lock.unlock();
-    if (r) deliver(message, r, /*blocking=*/false);
-  }
 }
 
 namespace {
@@ -122,10 +94,9 @@ int receive_truncated(Incoming* message, RequestImpl* r) {
 
 }  // namespace
 
-void deliver_remote(Incoming* message, RequestImpl* r, bool blocking) {
-  Endpoint* endpoint = r->endpoint;
+void mpi_receive(Incoming* message, RequestImpl* r, bool blocking) {
   r->remote_bytes = message->bytes;
-  int rc = acknowledge(endpoint, *message);
+  int rc = mpi_acknowledge(r->endpoint, *message);
   if (rc == MPI_SUCCESS && r->status.MPI_ERROR == MPI_ERR_TRUNCATE) {
     rc = receive_truncated(message, r);
   } else if (rc == MPI_SUCCESS) {
@@ -149,7 +120,7 @@ void deliver_remote(Incoming* message, RequestImpl* r, bool blocking) {
   delete message;
 }
 
-bool test_remote(RequestImpl* r) {
+bool mpi_test(RequestImpl* r) {
   for (MPI_Request& request : r->mpi) {
     if (request == MPI_REQUEST_NULL) continue;
     int done = 0;
@@ -166,6 +137,16 @@ bool test_remote(RequestImpl* r) {
   }
   r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
   return true;
+}
+
+int mpi_discard(Incoming* message) {
+  // Received whole, like a truncated receive (receive_truncated says why a
+  // smaller buffer is not safe).
+  std::vector<std::byte> scratch(static_cast<std::size_t>(message->bytes));
+  const int rc = MPI_Mrecv(scratch.data(), static_cast<int>(message->bytes), MPI_BYTE,
+                           &message->mpi_message, MPI_STATUS_IGNORE);
+  delete message;
+  return rc;
 }
 
 }  // namespace ep::detail

@@ -1,0 +1,59 @@
+#include "p2p/transport_intra.hpp"
+
+#include <memory>
+
+namespace ep::detail {
+
+namespace {
+
+// Up to this size an unexpected message is buffered so that its send
+// completes at once; beyond it, buffering would cost a second large copy.
+constexpr std::int64_t kEagerLimit = 16 * 1024;
+
+ConstTyped send_data(const RequestImpl& s) { return {s.buf, s.count, s.type, s.layout}; }
+Typed receive_target(const RequestImpl& r) { return {r.buf, r.count, r.type, r.layout}; }
+
+}  // namespace
+
+void intra_copy(RequestImpl* s, RequestImpl* r) {
+  copy_typed(send_data(*s), receive_target(*r));
+  r->state.store(RequestImpl::State::complete, std::memory_order_release);
+  s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
+}
+
+Incoming* intra_hold(RequestImpl* s, int source, bool to_self) {
+  const ConstTyped data = send_data(*s);
+  const std::int64_t bytes = data.bytes();
+  auto* message = new Incoming;
+  message->source = source;
+  message->tag = s->tag;
+  message->bytes = bytes;
+  // A standard send to oneself is always buffered: waiting for a receive
+  // that only this thread can post would hang a blocking Send.
+  const bool eager = s->mode != SendMode::synchronous && (bytes <= kEagerLimit || to_self);
+  if (eager) {
+    message->kind = Incoming::Kind::eager;
+    message->data = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes));
+    pack(data, message->data.get());
+    s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
+  } else {
+    message->kind = Incoming::Kind::rendezvous;
+    message->sender = s;
+    s->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
+  }
+  return message;
+}
+
+void intra_receive(Incoming* message, RequestImpl* r) {
+  if (message->kind == Incoming::Kind::eager) {
+    unpack(message->data.get(), message->bytes, receive_target(*r));
+  } else {
+    RequestImpl* sender = message->sender;
+    copy_typed(send_data(*sender), receive_target(*r));
+    sender->state.store(RequestImpl::State::complete, std::memory_order_release);
+  }
+  delete message;
+  r->state.store(RequestImpl::State::complete, std::memory_order_release);
+}
+
+}  // namespace ep::detail
