@@ -5,10 +5,16 @@ The floors of libep/src, bottom first. A file may include headers of its own
 floor or of a floor below, never of one above; `ranks/` makes no MPI calls
 (its functions are pure, so unit tests call them without MPI).
 
-Inside p2p/, the engine (`p2p/engine.*`) is the only code that touches an
-endpoint's matching state (MatchState, `endpoint->match`), and a transport
-(`p2p/transport_*`) includes no other p2p header than its own: transports
-move bytes and report arrivals, the engine above them matches.
+Inside the floors:
+- a subsystem's public header (`ep/p2p.hpp`, `ep/coll.hpp`, `ep/comm.hpp`, ...)
+  is included only in that subsystem's folder, where the public functions
+  are defined, and the umbrella `ep/ep.hpp` nowhere: libep never calls its
+  own public API (internal traffic goes through internal interfaces, such as
+  p2p/internal.hpp, that do not raise through the user's error handler);
+- in p2p/, the engine (`p2p/engine.*`) is the only code that touches an
+  endpoint's matching state (MatchState, `endpoint->match`), and a transport
+  (`p2p/transport_*`) includes no other p2p header than its own: transports
+  move bytes and report arrivals, the engine above them matches.
 
   check_layers.py LIBEP_SRC_DIR
 Prints every violation as file:line and exits 1 if there is any.
@@ -20,17 +26,34 @@ import sys
 FLOORS = ["base", "ranks", "object", "team", "p2p", "coll", "comm"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 MPI_CALL = re.compile(r"\bMPI_[A-Z][a-z_]*\s*\(")
+# Public headers that declare one subsystem's functions, by the floor that
+# defines them; the others (types, version) are declarations anyone may use.
+PUBLIC_HEADER_FLOOR = {"ep/inspect.hpp": "comm"}
+UMBRELLA = "ep/ep.hpp"
 ENDPOINT_HEADER = "object/endpoint.hpp"  # defines MatchState
 MATCH_STATE = re.compile(r"\bMatchState\b|(\.|->)match\b")
 ENGINE = re.compile(r"^p2p/engine[^/]*$")
 TRANSPORT = re.compile(r"^p2p/(transport_[^/.]+)\.(hpp|cpp)$")
 
 
+def public_header_floor(target, floors):
+    """The floor whose public functions `target` (an ep/ header) declares, or None."""
+    if target in PUBLIC_HEADER_FLOOR:
+        return PUBLIC_HEADER_FLOOR[target]
+    stem = target[len("ep/"):].removesuffix(".hpp")
+    return stem if stem in floors else None
+
+
 def include_problems(rel, floor, target, rank):
     """What is wrong with `rel` (on `floor`) including "target"."""
     top = target.split("/")[0]
+    if target == UMBRELLA:
+        return [f"includes \"{target}\": libep never calls its own public API"]
     if top == "ep":
-        # The public headers: declarations only, any floor may use them.
+        owner = public_header_floor(target, rank)
+        if owner is not None and owner != floor:
+            return [f"{floor}/ includes \"{target}\", the public API of {owner}/: "
+                    "use its internal interface"]
         return []
     if top not in rank:
         return [f"includes \"{target}\", which is on no floor"]
@@ -85,7 +108,7 @@ def main() -> int:
         print(f"check_layers.py: {len(problems)} problem(s)", file=sys.stderr)
         return 1
     print(f"check_layers.py: every include of {src} points down ({' < '.join(FLOORS)}), "
-          "only the p2p engine matches")
+          "no public API is used below its entry points, only the p2p engine matches")
     return 0
 
 

@@ -5,7 +5,7 @@
 //     the group's MPI communicator, which world rank hosts each rank and
 //     each endpoint's identity;
 //  2. the two group leaders swap descriptions over the peer communicator,
-//     with ordinary libep messages on the user's tag;
+//     with libep's own messages on the user's tag (p2p/internal.hpp);
 //  3. each group's processes receive the remote description (MPI_Bcast from
 //     the process of the group leader);
 //  4. the processes hosting either group make the carrier with
@@ -13,19 +13,20 @@
 // A process may host endpoints of both groups: its two teams then meet in a
 // process-wide registry so that only one of them makes the carrier (an MPI
 // process must take part once), and both pick their endpoints from it.
-#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "base/backoff.hpp"
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
-#include "ep/p2p.hpp"
+#include "object/error.hpp"
+#include "p2p/internal.hpp"
 #include "team/meet.hpp"
 
 namespace ep {
@@ -72,26 +73,47 @@ int describe_group(const CommShared& shared, GroupInfo* info) {
   return MPI_SUCCESS;
 }
 
-// Step 2, run by the local leader endpoint.
-int swap_with_remote_leader(const GroupInfo& mine, Comm peer_comm, int remote_leader, int tag,
+// Step 2, run by the local leader endpoint on its endpoint of peer_comm.
+// libep's own messages, not the user's: they go through the engine without
+// the public checks and error handler (p2p/internal.hpp), and a failure
+// comes back as a code for Intercomm_create to report.
+int swap_with_remote_leader(const GroupInfo& mine, Endpoint* peer, int remote_leader, int tag,
                             GroupInfo* theirs) {
   const std::vector<std::int64_t> out = mine.flatten();
-  Request sent = REQUEST_NULL;
-  int rc = Isend(out.data(), static_cast<int>(out.size()), MPI_INT64_T, remote_leader, tag,
-                 peer_comm, &sent);
+  detail::RequestImpl sent;
+  int rc = detail::internal_isend(peer, out.data(), static_cast<int>(out.size()), MPI_INT64_T,
+                                  remote_leader, tag, &sent);
   if (rc != MPI_SUCCESS) return rc;
   Status status;
-  rc = Probe(remote_leader, tag, peer_comm, &status);
-  int count = 0;
-  if (rc == MPI_SUCCESS) rc = Get_count(&status, MPI_INT64_T, &count);
-  std::vector<std::int64_t> in(static_cast<std::size_t>(std::max(count, 2)));
-  if (rc == MPI_SUCCESS) {
-    rc = Recv(in.data(), count, MPI_INT64_T, remote_leader, tag, peer_comm, STATUS_IGNORE);
+  rc = detail::internal_probe(peer, remote_leader, tag, &status);
+  constexpr auto kWord = static_cast<std::int64_t>(sizeof(std::int64_t));
+  // A description holds at least its error code and its size.
+  if (rc == MPI_SUCCESS && (status.count_bytes % kWord != 0 || status.count_bytes < 2 * kWord)) {
+    rc = MPI_ERR_COUNT;
   }
-  const int wait_rc = Wait(&sent, STATUS_IGNORE);
+  std::vector<std::int64_t> in;
+  if (rc == MPI_SUCCESS) {
+    in.resize(static_cast<std::size_t>(status.count_bytes / kWord));
+    rc = detail::internal_recv(peer, in.data(), static_cast<int>(in.size()), MPI_INT64_T,
+                               remote_leader, tag);
+  }
+  const int wait_rc = detail::internal_wait(&sent);
   if (rc == MPI_SUCCESS) rc = wait_rc;
   if (rc == MPI_SUCCESS) *theirs = GroupInfo::unflatten(in);
   return rc;
+}
+
+// Why step 2 failed, as every process of the group reports it.
+std::string exchange_failure(int rc) {
+  switch (rc) {
+    case MPI_ERR_RANK:
+      return "the remote_leader is not a valid rank of peer_comm other than the local leader";
+    case MPI_ERR_TAG:
+      return "the tag is not a valid tag of peer_comm (0 to its MPI_TAG_UB)";
+    default:
+      return fmt::format("the group leaders could not exchange their groups over peer_comm: {}",
+                         detail::mpi_error_string(rc));
+  }
 }
 
 // Step 3: the remote description reaches every process of the group.
@@ -262,9 +284,11 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
     } else if (remote_leader < 0 || remote_leader >= peer->shared->peer_count(*peer) ||
                remote_leader == peer->rank) {
       sent.rc = MPI_ERR_RANK;
+    } else if (tag < 0 || tag > peer->shared->user_tag_ub) {
+      sent.rc = MPI_ERR_TAG;
     }
     if (sent.rc == MPI_SUCCESS) {
-      const int rc = swap_with_remote_leader(sent, peer_comm, remote_leader, tag, &remote);
+      const int rc = swap_with_remote_leader(sent, peer, remote_leader, tag, &remote);
       if (rc != MPI_SUCCESS) remote.rc = rc;
     } else {
       remote.rc = sent.rc;
@@ -293,10 +317,7 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
         }
       }
     } else if (outcome.why.empty()) {
-      outcome.why =
-          outcome.rc == MPI_ERR_RANK
-              ? "the remote_leader is not a valid rank of peer_comm other than the local leader"
-              : "the group leaders could not exchange their groups";
+      outcome.why = exchange_failure(outcome.rc);
     }
     if (outcome.rc == MPI_SUCCESS) {
       // Both sides must agree which group is first: the one whose rank 0 has

@@ -50,6 +50,76 @@ int raise_in_status(detail::Endpoint* endpoint, int failed, const char* function
                        "{} request(s) failed: see the MPI_ERROR field of each status", failed);
 }
 
+// Ends every request once all have completed (Testall, Waitall).
+int finish_all(int count, Request requests[], Status statuses[], const char* function) {
+  int failed = 0;
+  detail::Endpoint* first_failed = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (is_idle(requests[i])) {
+      set_empty(status_at(statuses, i));
+      continue;
+    }
+    detail::Endpoint* endpoint = requests[i]->endpoint;
+    if (finish_quietly(requests, i, statuses, function) != MPI_SUCCESS && failed++ == 0) {
+      first_failed = endpoint;
+    }
+  }
+  return failed ? raise_in_status(first_failed, failed, function) : MPI_SUCCESS;
+}
+
+// One pass of Testany and Waitany over checked arguments.
+int test_any(int count, Request requests[], int* index, int* flag, Status* status,
+             const char* function) {
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    if (is_idle(requests[i])) continue;
+    any_active = true;
+    if (detail::test_request(requests[i])) {
+      *index = i;
+      *flag = 1;
+      return detail::finish_request(&requests[i], status, function);
+    }
+  }
+  *index = MPI_UNDEFINED;
+  *flag = any_active ? 0 : 1;
+  if (!any_active) set_empty(status);
+  return MPI_SUCCESS;
+}
+
+int check_some(int incount, Request requests[], const int* outcount, const int indices[],
+               const char* function) {
+  const int rc = check_handles(incount, requests, function);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!outcount || (incount > 0 && !indices)) {
+    return detail::raise(nullptr, MPI_ERR_ARG, function, "a result pointer is null");
+  }
+  return MPI_SUCCESS;
+}
+
+// One pass of Testsome and Waitsome over checked arguments.
+int test_some(int incount, Request requests[], int* outcount, int indices[], Status statuses[],
+              const char* function) {
+  bool any_active = false;
+  int done = 0;
+  int failed = 0;
+  detail::Endpoint* first_failed = nullptr;
+  for (int i = 0; i < incount; ++i) {
+    if (is_idle(requests[i])) continue;
+    any_active = true;
+    if (!detail::test_request(requests[i])) continue;
+    detail::Endpoint* endpoint = requests[i]->endpoint;
+    // The statuses of Testsome are packed: the n-th completed request's
+    // status goes to statuses[n].
+    Status* out = status_at(statuses, done);
+    const int error = detail::finish_request(&requests[i], out, function, false);
+    if (out) out->MPI_ERROR = error;
+    if (error != MPI_SUCCESS && failed++ == 0) first_failed = endpoint;
+    indices[done++] = i;
+  }
+  *outcount = any_active ? done : MPI_UNDEFINED;
+  return failed ? raise_in_status(first_failed, failed, function) : MPI_SUCCESS;
+}
+
 }  // namespace
 
 int Test(Request* request, int* flag, Status* status) {
@@ -96,19 +166,7 @@ int Testall(int count, Request requests[], int* flag, Status statuses[]) {
     }
   }
   *flag = 1;
-  int failed = 0;
-  detail::Endpoint* first_failed = nullptr;
-  for (int i = 0; i < count; ++i) {
-    if (is_idle(requests[i])) {
-      set_empty(status_at(statuses, i));
-      continue;
-    }
-    detail::Endpoint* endpoint = requests[i]->endpoint;
-    if (finish_quietly(requests, i, statuses, fn) != MPI_SUCCESS && failed++ == 0) {
-      first_failed = endpoint;
-    }
-  }
-  return failed ? raise_in_status(first_failed, failed, fn) : MPI_SUCCESS;
+  return finish_all(count, requests, statuses, fn);
 }
 
 int Waitall(int count, Request requests[], Status statuses[]) {
@@ -124,8 +182,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
     if (all) break;
     backoff.pause();
   }
-  int flag = 0;
-  return Testall(count, requests, &flag, statuses);
+  return finish_all(count, requests, statuses, fn);
 }
 
 int Testany(int count, Request requests[], int* index, int* flag, Status* status) {
@@ -133,20 +190,7 @@ int Testany(int count, Request requests[], int* index, int* flag, Status* status
   int rc = check_handles(count, requests, fn);
   if (rc != MPI_SUCCESS) return rc;
   if (!index || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
-  bool any_active = false;
-  for (int i = 0; i < count; ++i) {
-    if (is_idle(requests[i])) continue;
-    any_active = true;
-    if (detail::test_request(requests[i])) {
-      *index = i;
-      *flag = 1;
-      return detail::finish_request(&requests[i], status, fn);
-    }
-  }
-  *index = MPI_UNDEFINED;
-  *flag = any_active ? 0 : 1;
-  if (!any_active) set_empty(status);
-  return MPI_SUCCESS;
+  return test_any(count, requests, index, flag, status, fn);
 }
 
 int Waitany(int count, Request requests[], int* index, Status* status) {
@@ -157,7 +201,7 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
   detail::Backoff backoff;
   for (;;) {
     int flag = 0;
-    rc = Testany(count, requests, index, &flag, status);
+    rc = test_any(count, requests, index, &flag, status, fn);
     if (rc != MPI_SUCCESS || flag) return rc;
     backoff.pause();
   }
@@ -165,36 +209,18 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
 
 int Testsome(int incount, Request requests[], int* outcount, int indices[], Status statuses[]) {
   constexpr const char* fn = "Testsome";
-  int rc = check_handles(incount, requests, fn);
+  const int rc = check_some(incount, requests, outcount, indices, fn);
   if (rc != MPI_SUCCESS) return rc;
-  if (!outcount || (incount > 0 && !indices)) {
-    return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
-  }
-  bool any_active = false;
-  int done = 0;
-  int failed = 0;
-  detail::Endpoint* first_failed = nullptr;
-  for (int i = 0; i < incount; ++i) {
-    if (is_idle(requests[i])) continue;
-    any_active = true;
-    if (!detail::test_request(requests[i])) continue;
-    detail::Endpoint* endpoint = requests[i]->endpoint;
-    // The statuses of Testsome are packed: the n-th completed request's
-    // status goes to statuses[n].
-    Status* out = status_at(statuses, done);
-    const int error = detail::finish_request(&requests[i], out, fn, false);
-    if (out) out->MPI_ERROR = error;
-    if (error != MPI_SUCCESS && failed++ == 0) first_failed = endpoint;
-    indices[done++] = i;
-  }
-  *outcount = any_active ? done : MPI_UNDEFINED;
-  return failed ? raise_in_status(first_failed, failed, fn) : MPI_SUCCESS;
+  return test_some(incount, requests, outcount, indices, statuses, fn);
 }
 
 int Waitsome(int incount, Request requests[], int* outcount, int indices[], Status statuses[]) {
+  constexpr const char* fn = "Waitsome";
+  int rc = check_some(incount, requests, outcount, indices, fn);
+  if (rc != MPI_SUCCESS) return rc;
   detail::Backoff backoff;
   for (;;) {
-    const int rc = Testsome(incount, requests, outcount, indices, statuses);
+    rc = test_some(incount, requests, outcount, indices, statuses, fn);
     if (rc != MPI_SUCCESS || *outcount != 0) return rc;
     backoff.pause();
   }

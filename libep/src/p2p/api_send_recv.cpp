@@ -1,5 +1,8 @@
 // Public sends and receives: check the arguments, then hand the operation
 // to the engine. Blocking calls use a request on the stack.
+#include <limits>
+#include <memory>
+
 #include "ep/p2p.hpp"
 #include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
@@ -66,6 +69,61 @@ int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int ta
   }
   *request = r;
   return MPI_SUCCESS;
+}
+
+// The layout of MPI_BYTE.
+constexpr detail::TypeLayout kByteLayout{1, 1, 0, 1};
+
+// One side of Sendrecv, checked.
+struct Side {
+  MessageArgs args;
+  const void* buf;
+  int count;
+  MPI_Datatype type;
+  int peer;
+  int tag;
+};
+
+int sendrecv(const Side& out, const Side& in, Status* status, const char* function) {
+  // Post the receive first so that two endpoints exchanging with each other
+  // match each other's sends directly.
+  RequestImpl r;
+  detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, in.args, in.buf, in.count,
+                       in.type, in.peer, in.tag);
+  int rc = detail::start_request(&r, /*blocking=*/false, function);
+  if (rc != MPI_SUCCESS) return rc;
+  RequestImpl s;
+  detail::fill_request(&s, RequestImpl::Kind::send, SendMode::standard, out.args, out.buf,
+                       out.count, out.type, out.peer, out.tag);
+  rc = detail::start_request(&s, /*blocking=*/false, function);
+  if (rc != MPI_SUCCESS) {
+    // The receive is posted and its buffer is the caller's: it must finish
+    // before this call returns, whatever happened to the send.
+    detail::wait_request(&r);
+    return rc;
+  }
+  detail::wait_request(&s);
+  detail::wait_request(&r);
+  rc = detail::conclude(s, STATUS_IGNORE, function);
+  const int recv_rc = detail::conclude(r, status, function);
+  return rc != MPI_SUCCESS ? rc : recv_rc;
+}
+
+int start_persistent(Request* request, const char* function) {
+  if (!request || !detail::valid_request(*request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, function, "invalid request handle");
+  }
+  RequestImpl* r = *request;
+  if (!r->persistent) {
+    return detail::raise(r->endpoint, MPI_ERR_REQUEST, function,
+                         "the request is not persistent (made by Send_init/Recv_init)");
+  }
+  if (r->is_active()) {
+    return detail::raise(r->endpoint, MPI_ERR_REQUEST, function,
+                         "the persistent request is still active: complete it before Start");
+  }
+  for (MPI_Request& m : r->mpi) m = MPI_REQUEST_NULL;
+  return detail::start_request(r, /*blocking=*/false, function);
 }
 
 }  // namespace
@@ -148,28 +206,8 @@ int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
     rc = detail::check_recv(comm, recvbuf, recvcount, recvtype, source, recvtag, fn, &recv_args);
   }
   if (rc != MPI_SUCCESS) return rc;
-  // Post the receive first so that two endpoints exchanging with each other
-  // match each other's sends directly.
-  RequestImpl r;
-  detail::fill_request(&r, RequestImpl::Kind::recv, SendMode::standard, recv_args, recvbuf,
-                       recvcount, recvtype, source, recvtag);
-  rc = detail::start_request(&r, /*blocking=*/false, fn);
-  if (rc != MPI_SUCCESS) return rc;
-  RequestImpl s;
-  detail::fill_request(&s, RequestImpl::Kind::send, SendMode::standard, send_args, sendbuf,
-                       sendcount, sendtype, dest, sendtag);
-  rc = detail::start_request(&s, /*blocking=*/false, fn);
-  if (rc != MPI_SUCCESS) {
-    // The receive is posted and its buffer is the caller's: it must finish
-    // before this call returns, whatever happened to the send.
-    detail::wait_request(&r);
-    return rc;
-  }
-  detail::wait_request(&s);
-  detail::wait_request(&r);
-  rc = detail::conclude(s, STATUS_IGNORE, fn);
-  const int recv_rc = detail::conclude(r, status, fn);
-  return rc != MPI_SUCCESS ? rc : recv_rc;
+  return sendrecv({send_args, sendbuf, sendcount, sendtype, dest, sendtag},
+                  {recv_args, recvbuf, recvcount, recvtype, source, recvtag}, status, fn);
 }
 
 int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
@@ -182,35 +220,24 @@ int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int 
   if (rc != MPI_SUCCESS) return rc;
   // The outgoing message is packed aside so the buffer can take the incoming one.
   const std::int64_t bytes = std::int64_t{count} * args.layout.size;
+  if (bytes > std::numeric_limits<int>::max()) {
+    return detail::raise(args.endpoint, MPI_ERR_COUNT, fn,
+                         "{} bytes are more than one message of MPI_BYTE can carry", bytes);
+  }
   auto staging = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes));
   detail::pack({buf, count, datatype, args.layout}, staging.get());
-  return Sendrecv(staging.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count,
-                  datatype, source, recvtag, comm, status);
+  const MessageArgs staged{args.endpoint, kByteLayout};
+  return sendrecv({staged, staging.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag},
+                  {args, buf, count, datatype, source, recvtag}, status, fn);
 }
 
-int Start(Request* request) {
-  constexpr const char* fn = "Start";
-  if (!request || !detail::valid_request(*request)) {
-    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
-  }
-  RequestImpl* r = *request;
-  if (!r->persistent) {
-    return detail::raise(r->endpoint, MPI_ERR_REQUEST, fn,
-                         "the request is not persistent (made by Send_init/Recv_init)");
-  }
-  if (r->is_active()) {
-    return detail::raise(r->endpoint, MPI_ERR_REQUEST, fn,
-                         "the persistent request is still active: complete it before Start");
-  }
-  for (MPI_Request& m : r->mpi) m = MPI_REQUEST_NULL;
-  return detail::start_request(r, /*blocking=*/false, fn);
-}
+int Start(Request* request) { return start_persistent(request, "Start"); }
 
 int Startall(int count, Request requests[]) {
-  if (count < 0)
-    return detail::raise(nullptr, MPI_ERR_COUNT, "Startall", "negative count {}", count);
+  constexpr const char* fn = "Startall";
+  if (count < 0) return detail::raise(nullptr, MPI_ERR_COUNT, fn, "negative count {}", count);
   for (int i = 0; i < count; ++i) {
-    const int rc = Start(&requests[i]);
+    const int rc = start_persistent(&requests[i], fn);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
