@@ -276,8 +276,10 @@ int Get_count(const Status* status, MPI_Datatype datatype, int* count) {
     return detail::raise(nullptr, MPI_ERR_TYPE, fn, "the datatype is MPI_DATATYPE_NULL");
   }
   int size = 0;
-  if (MPI_Type_size(datatype, &size) != MPI_SUCCESS) {
-    return detail::raise(nullptr, MPI_ERR_TYPE, fn, "invalid datatype");
+  const int rc = MPI_Type_size(datatype, &size);
+  if (rc != MPI_SUCCESS) {
+    return detail::raise(nullptr, MPI_ERR_TYPE, fn, "invalid datatype: {}",
+                         detail::mpi_error_string(rc));
   }
   if (size == 0) {
     *count = 0;

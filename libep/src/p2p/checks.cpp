@@ -37,7 +37,9 @@ int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type, con
     return raise(e, MPI_ERR_TYPE, function, "the datatype is MPI_DATATYPE_NULL");
   }
   const int rc = query_layout(type, layout);
-  if (rc != MPI_SUCCESS) return raise(e, MPI_ERR_TYPE, function, "invalid datatype");
+  if (rc != MPI_SUCCESS) {
+    return raise(e, MPI_ERR_TYPE, function, "invalid datatype: {}", mpi_error_string(rc));
+  }
   if (buf == MPI_IN_PLACE) {
     return raise(e, MPI_ERR_BUFFER, function, "MPI_IN_PLACE is not a point-to-point buffer");
   }
