@@ -1,18 +1,27 @@
 # ep_add_mpi_test: one test source, two programs, one CTest test per layout.
 #
 #   ep_add_mpi_test(NAME p2p.all_pairs SOURCES all_pairs.cpp
+#                   [LIBRARIES coll_test ...]      # from ep_add_mpi_test_library
 #                   [LAYOUTS "1" "3" "1,1" ...]     # default: EPTEST_LAYOUTS
 #                   [MODE diff|check|ep]           # default: diff
 #                   [TIMEOUT seconds]              # per launch, before scaling
 #                   [EXPECT_FATAL regex ...]       # the program must die saying this
 #                   [ARGS --key=value ...]         # passed to both programs
 #                   [LABELS label ...])
+#   ep_add_mpi_test(NAME comm.split_seed7 PROGRAM comm.split ...)
 #
 # Builds <name>_ep (the body on endpoints) and, unless MODE is ep or the test
-# is EXPECT_FATAL, <name>_mpi (the body on plain MPI processes). Each layout
-# becomes a test "<NAME>@<layout>" run by run_test.sh (see there for the
-# modes). One-process layouts get the label `single` (the set that also runs
-# under ThreadSanitizer), the others `multi`.
+# is EXPECT_FATAL, <name>_mpi (the body on plain MPI processes). With PROGRAM
+# instead of SOURCES, the test runs the programs of that earlier test (with
+# other ARGS, LAYOUTS or environment) rather than compiling the same sources
+# again. Each layout becomes a test "<NAME>@<layout>" run by run_test.sh (see
+# there for the modes). One-process layouts get the label `single` (the set
+# that also runs under ThreadSanitizer), the others `multi`.
+#
+#   ep_add_mpi_test_library(coll_test SOURCES coll_test.cpp)
+#
+# Code shared by several tests of a suite, compiled once per mode into
+# coll_test_ep and coll_test_mpi, which LIBRARIES links to each program.
 
 # The layout matrix: 1x1, 1x3, 2x1, 2x2, 3x2, an uneven one, and one with a
 # process hosting no endpoint.
@@ -77,11 +86,19 @@ exec bash @PROJECT_SOURCE_DIR@/scripts/mpirun.sh "$@"
 file(CHMOD ${EPTEST_LAUNCHER} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
                                           GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
+function(ep_add_mpi_test_library name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES")
+  foreach(mode IN LISTS EPTEST_MODES)
+    add_library(${name}_${mode} STATIC ${arg_SOURCES})
+    target_link_libraries(${name}_${mode} PUBLIC eptest_harness_${mode})
+  endforeach()
+endfunction()
+
 function(ep_add_mpi_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODE;TIMEOUT"
-                        "SOURCES;LAYOUTS;ARGS;EXPECT_FATAL;LABELS")
-  if(NOT arg_NAME OR NOT arg_SOURCES)
-    message(FATAL_ERROR "ep_add_mpi_test: NAME and SOURCES are required")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODE;TIMEOUT;PROGRAM"
+                        "SOURCES;LIBRARIES;LAYOUTS;ARGS;EXPECT_FATAL;LABELS")
+  if(NOT arg_NAME OR (NOT arg_SOURCES AND NOT arg_PROGRAM) OR (arg_SOURCES AND arg_PROGRAM))
+    message(FATAL_ERROR "ep_add_mpi_test: NAME and one of SOURCES or PROGRAM are required")
   endif()
   if(NOT arg_LAYOUTS)
     set(arg_LAYOUTS ${EPTEST_LAYOUTS})
@@ -99,21 +116,34 @@ function(ep_add_mpi_test)
     set(arg_TIMEOUT 30)  # the tests take seconds; a hang should not cost minutes
   endif()
 
-  string(REPLACE "." "_" target "${arg_NAME}")
   # The reference program first, so that it is built even before libep links.
   set(modes)
   if(NOT arg_MODE STREQUAL "ep")
     list(APPEND modes mpi)
   endif()
   list(APPEND modes ep)
-  foreach(mode IN LISTS modes)
-    if(mode IN_LIST EPTEST_MODES)
+  if(arg_PROGRAM)
+    string(REPLACE "." "_" target "${arg_PROGRAM}")
+    foreach(mode IN LISTS modes)
+      if(NOT mode IN_LIST EPTEST_MODES)
+        return()  # no library to test yet (see harness/CMakeLists.txt)
+      endif()
+      if(NOT TARGET ${target}_${mode})
+        message(FATAL_ERROR "ep_add_mpi_test(${arg_NAME}): PROGRAM ${arg_PROGRAM} has no "
+                            "${mode} program; define that test first, in a mode that builds it")
+      endif()
+    endforeach()
+  else()
+    string(REPLACE "." "_" target "${arg_NAME}")
+    foreach(mode IN LISTS modes)
+      if(NOT mode IN_LIST EPTEST_MODES)
+        return()  # no library to test yet (see harness/CMakeLists.txt)
+      endif()
       add_executable(${target}_${mode} ${arg_SOURCES})
-      target_link_libraries(${target}_${mode} PRIVATE eptest_harness_${mode})
-    else()
-      return()  # no library to test yet (see harness/CMakeLists.txt)
-    endif()
-  endforeach()
+      list(TRANSFORM arg_LIBRARIES APPEND _${mode} OUTPUT_VARIABLE libraries)
+      target_link_libraries(${target}_${mode} PRIVATE ${libraries} eptest_harness_${mode})
+    endforeach()
+  endif()
 
   math(EXPR launch_timeout "${arg_TIMEOUT} * ${LIBEP_TEST_TIMEOUT_SCALE}")
   list(LENGTH modes launches)
