@@ -1,22 +1,22 @@
 // ep-bench compare: differences between result files, case by case, with the
-// Mann-Whitney U test over the repetitions deciding what is noise. Modelled on
-// google/benchmark's tools/compare.py. It reads files only: no MPI, no mpirun.
+// Mann-Whitney U test over the repetitions deciding what is noise
+// (tools/results/comparison.hpp). It reads files only: no MPI, no mpirun.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
+#include "comparison.hpp"
 #include "subcommand.hpp"
 
 namespace ep::bench {
 
 struct CompareOptions {
-  std::vector<std::string> files;  ///< the baseline first; each later file is compared to it
-  double threshold = 5;            ///< percent change of the median time that counts
-  double alpha = 0.05;             ///< significance level of the U test
-  std::string json_path;           ///< where to write the diff ("-": stdout)
-  bool force = false;              ///< compare files whose layouts differ
+  std::vector<std::string> files;     ///< the baseline first; each later file is compared to it
+  results::CompareSettings settings;  ///< threshold and significance level
+  std::string json_path;              ///< where to write the diff ("-": stdout)
+  bool force = false;                 ///< compare files whose layouts differ
 };
 
 /// Adds the "compare" subcommand to `parent`.
