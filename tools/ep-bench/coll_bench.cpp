@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "coll_kernels.hpp"
+#include "measure.hpp"
 #include "mpi_check.hpp"
-#include "p2p_measure.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "sizes.hpp"
@@ -130,43 +130,13 @@ CollPlan plan_collective(const CollOptions& o, const Invocation& inv, Collective
 
 // --- measuring ---------------------------------------------------------------------
 
-/// One series of one size, reduced over all ranks.
-struct CollTimes {
-  std::int64_t iterations = 0;
-  std::vector<std::array<double, 2>> repetitions;  ///< {wall, cpu} seconds of the slowest rank
-  std::optional<std::int64_t> validation_errors;   ///< wrong buffers, over all ranks
-};
+/// One series of one size, reduced over all ranks: {wall, cpu} seconds of
+/// the slowest rank per repetition, and the wrong buffers over all ranks.
+using CollTimes = Measurement<>;
 
-using OnRepetition = std::function<void(int repetition)>;
-
-/// Warm-up, calibration and the timed repetitions of `kernel(n)`, which runs
-/// n calls. Every worker of every process runs this in lockstep and gets the
-/// same numbers back.
-template <class Kernel>
-CollTimes measure(Team& team, int worker, Kernel& kernel, std::int64_t bytes, const BenchOptions& o,
-                  const OnRepetition& on_repetition) {
-  CollTimes t;
-  step_together(team, worker);
-  // Collectives are latency-bound at small sizes: warm up as p2p latency does.
-  kernel(o.warmup >= 0 ? o.warmup : default_warmup(P2pCase{Family::latency, bytes, 1}));
-  t.iterations = o.iterations > 0 ? o.iterations : calibrate(team, worker, kernel, o.min_time);
-  for (int r = 0; r < o.repetitions; ++r) {
-    step_together(team, worker);
-    const auto mine = time_it([&] { kernel(t.iterations); });
-    const auto slowest = team.allreduce(worker, mine, MPI_MAX);
-    t.repetitions.push_back({slowest[0], slowest[1]});
-    if (worker == 0) on_repetition(r);
-  }
-  return t;
-}
-
-/// Runs `check()` (this rank's wrong buffers) once all ranks are ready, and
-/// sums what it finds over all ranks. Never timed.
-template <class Check>
-std::int64_t validate(Team& team, int worker, Check&& check) {
-  step_together(team, worker);
-  const auto wrong = static_cast<double>(check());
-  return static_cast<std::int64_t>(team.allreduce(worker, std::array{wrong}, MPI_SUM)[0]);
+/// Collectives are latency-bound at small sizes: warm up as p2p latency does.
+Schedule schedule_of(const BenchOptions& o, std::int64_t bytes) {
+  return Schedule::of(o, default_warmup(bytes, true));
 }
 
 template <class Coll>
@@ -174,10 +144,10 @@ CollTimes time_bcast(Team& team, int worker, const Coll& coll, int rank, std::in
                      const CollPlan& p, const BenchOptions& o, const OnRepetition& on_repetition) {
   std::vector<std::byte> buffer(static_cast<std::size_t>(bytes));  // zeroed: pages touched
   const auto kernel = [&](std::int64_t n) { bcast_loop(coll, buffer, p.root, n); };
-  CollTimes t = measure(team, worker, kernel, bytes, o, on_repetition);
+  CollTimes t = measure(team, worker, kernel, schedule_of(o, bytes), on_repetition);
   if (o.validate)
     t.validation_errors =
-        validate(team, worker, [&] { return check_bcast(coll, buffer, rank, p.root); });
+        validate_together(team, worker, [&] { return check_bcast(coll, buffer, rank, p.root); });
   return t;
 }
 
@@ -191,11 +161,11 @@ CollTimes time_allreduce(Team& team, int worker, const Coll& coll, int rank, std
   fill_contribution(in, rank, 0);
   const MPI_Op op = mpi_op(p.op);
   const auto kernel = [&](std::int64_t n) { allreduce_loop(coll, in, out, op, n); };
-  CollTimes t = measure(team, worker, kernel, bytes, o, on_repetition);
+  CollTimes t = measure(team, worker, kernel, schedule_of(o, bytes), on_repetition);
   if (o.validate) {
     const ExpectedReduction want(p.layout.total, p.op);
-    t.validation_errors =
-        validate(team, worker, [&] { return check_allreduce(coll, in, out, rank, want, p.op); });
+    t.validation_errors = validate_together(
+        team, worker, [&] { return check_allreduce(coll, in, out, rank, want, p.op); });
   }
   return t;
 }
@@ -209,13 +179,13 @@ CollTimes time_memcpy(Team& team, int worker, int rank, std::span<std::byte> sou
   const auto kernel = [&](std::int64_t n) {
     if (copier) memcpy_loop(source, destination, n);
   };
-  CollTimes t =
-      measure(team, worker, kernel, static_cast<std::int64_t>(source.size()), o, on_repetition);
+  CollTimes t = measure(team, worker, kernel,
+                        schedule_of(o, static_cast<std::int64_t>(source.size())), on_repetition);
   if (o.validate) {
     const std::uint32_t seed = payload_seed(p.root, 0, Role::sender);
     step_together(team, worker);
     if (!copier) fill_payload(source, seed);
-    t.validation_errors = validate(team, worker, [&] {
+    t.validation_errors = validate_together(team, worker, [&] {
       if (!copier) return 0;
       clear_payload(destination, seed);
       memcpy_loop(source, destination, 1);
