@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "coll_bench.hpp"
+#include "allreduce.hpp"
+#include "bcast.hpp"
 #include "compare.hpp"
 #include "intercomm.hpp"
 #include "merge.hpp"
