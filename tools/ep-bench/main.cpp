@@ -23,7 +23,7 @@
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
 #include "p2p.hpp"
-#include "run_suite.hpp"
+#include "run.hpp"
 #include "split.hpp"
 #include "subcommand.hpp"
 
