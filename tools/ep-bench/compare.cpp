@@ -25,14 +25,64 @@ using results::load_result_file;
 using results::ResultFile;
 using results::ResultFileError;
 
+// All comparisons first: a layout error must come before any output.
+std::vector<Comparison> compare_files(const std::vector<ResultFile>& files,
+                                      const CompareOptions& o) {
+  std::vector<Comparison> comparisons;
+  for (std::size_t i = 1; i < files.size(); ++i)
+    comparisons.push_back(results::compare_files(files[0], files[i], o.settings, o.force));
+  return comparisons;
+}
+
+results::CaseFilter parse_filter(const std::string& option, const std::string& text) {
+  try {
+    return results::CaseFilter::parse(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
+// --baseline and --contender: each contender against the baseline, within
+// the one file.
+std::vector<Comparison> compare_within(const ResultFile& file, const CompareOptions& o) {
+  const results::CaseFilter baseline = parse_filter("--baseline", o.baseline);
+  std::vector<Comparison> comparisons;
+  for (const std::string& text : o.contenders) {
+    const results::CaseFilter contender = parse_filter("--contender", text);
+    try {
+      comparisons.push_back(
+          results::compare_within(file, baseline, contender, o.ignore, o.settings));
+    } catch (const std::invalid_argument& e) {
+      throw ResultFileError(e.what());
+    }
+  }
+  return comparisons;
+}
+
+bool within_one_file(const CompareOptions& o) {
+  if (o.baseline.empty() && o.contenders.empty()) {
+    if (!o.ignore.empty()) throw UsageError("--ignore needs --baseline and --contender");
+    if (o.files.size() < 2)
+      throw UsageError(
+          "give at least two result files: the baseline, then one or more to compare; or one "
+          "file with --baseline and --contender");
+    return false;
+  }
+  if (o.baseline.empty() || o.contenders.empty())
+    throw UsageError("--baseline and --contender go together: the cases of one file to compare");
+  if (o.files.size() != 1)
+    throw UsageError(
+        fmt::format("--baseline and --contender compare cases within one file; {} files were given",
+                    o.files.size()));
+  return true;
+}
+
 int compare_all(const CompareOptions& o) {
-  if (o.files.size() < 2)
-    throw UsageError("give at least two result files: the baseline, then one or more to compare");
+  const bool within = within_one_file(o);
   std::vector<ResultFile> files;
   for (const auto& path : o.files) files.push_back(load_result_file(path));
-  std::vector<Comparison> comparisons;  // all first: a layout error must come before any output
-  for (std::size_t i = 1; i < files.size(); ++i)
-    comparisons.push_back(compare_files(files[0], files[i], o.settings, o.force));
+  const std::vector<Comparison> comparisons =
+      within ? compare_within(files[0], o) : compare_files(files, o);
 
   std::FILE* out = o.json_path == "-" ? stderr : stdout;
   Counts total;
@@ -48,13 +98,16 @@ int compare_all(const CompareOptions& o) {
   if (!o.json_path.empty()) {
     Json summary = counts_json(total);
     summary["exit_status"] = status;
+    Json document = Json::object();
+    if (within) document["file"] = o.files[0];
+    document["baseline"] = within ? o.baseline : o.files[0];
+    document["threshold_percent"] = o.settings.threshold;
+    document["alpha"] = o.settings.alpha;
+    document["time_unit"] = "us";
+    document["comparisons"] = std::move(list);
+    document["summary"] = std::move(summary);
     try {
-      write_json(o.json_path, {{"baseline", o.files[0]},
-                               {"threshold_percent", o.settings.threshold},
-                               {"alpha", o.settings.alpha},
-                               {"time_unit", "us"},
-                               {"comparisons", std::move(list)},
-                               {"summary", std::move(summary)}});
+      write_json(o.json_path, document);
     } catch (const std::runtime_error& e) {
       throw ResultFileError(e.what());
     }
@@ -74,6 +127,18 @@ p < --alpha; any regression makes the exit status 1. Fewer than 5
 repetitions on a side can hardly reach significance: compare warns.
 Files whose layouts differ (processes, ranks, endpoints or threads per
 process) are refused with status 2 unless --force; so are unreadable files.
+
+Within one file (--baseline and --contender): the cases one filter selects
+against those the other selects, with the same statistics, e.g. endpoints
+against MPI processes of one suite run:
+  ep-bench compare standard.json --baseline impl=mpi --contender impl=ep
+A filter is LABEL=VALUE[,LABEL=VALUE...] over the labels of the entries
+(impl, placement, pairs, ranks, bytes, case, ..., family, name). Cases pair
+when their family and labels agree without the filters' labels, the suite
+case and the labels of placement (layout, processes, threads and endpoints
+per process); --ignore leaves out more (e.g. ranks, to pair 4 endpoints on
+2 processes with 2 MPI processes). --contender may be repeated: each
+against the baseline.
 Runs without MPI: no mpirun needed.)";
 
 }  // namespace
@@ -83,7 +148,8 @@ Subcommand setup_compare(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "compare", "Compare result files: the first (baseline) against each later one");
   app->add_option("files", options->files,
-                  "Result files (--json of a benchmark): OLD NEW [MORE...]")
+                  "Result files (--json of a benchmark): OLD NEW [MORE...], or one file with "
+                  "--baseline and --contender")
       ->required();
   app->add_option("--threshold", options->settings.threshold,
                   "Percent change of the median time that counts as a change")
@@ -95,6 +161,18 @@ Subcommand setup_compare(CLI::App& parent) {
   app->add_option("--json", options->json_path,
                   "Write the differences as JSON to FILE ('-': stdout)");
   app->add_flag("--force", options->force, "Compare files whose layouts differ");
+  app->add_option("--baseline", options->baseline,
+                  "Within one file: the cases to compare against, e.g. impl=mpi")
+      ->type_name("LABEL=VALUE[,...]");
+  app->add_option("--contender", options->contenders,
+                  "Within one file: the cases to compare, e.g. impl=ep (repeatable)")
+      ->type_name("LABEL=VALUE[,...]")
+      ->allow_extra_args(false);
+  app->add_option("--ignore", options->ignore,
+                  "Within one file: labels that may differ between paired cases")
+      ->delimiter(',')
+      ->type_name("LABEL[,...]")
+      ->allow_extra_args(false);
   app->footer(help_footer);
   Subcommand command{app, [] { return 0; },
                      [options](const Invocation&) { return run_compare(*options); }};

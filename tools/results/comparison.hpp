@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,8 @@ const char* verdict_name(Verdict v);
 struct CaseDiff {
   const ResultCase* old_case = nullptr;
   const ResultCase* new_case = nullptr;
+  std::string name;               ///< the run name; within one file both sides' names merged
+  nlohmann::ordered_json labels;  ///< what pairs the cases
   Summary old_time;
   Summary new_time;
   double ratio = 1;  ///< new median / old median
@@ -69,10 +72,11 @@ struct Counts {
   Counts& operator+=(const Counts& other);
 };
 
-/// One side of a comparison: a whole file.
+/// One side of a comparison: a whole file, or the cases of a file that a
+/// filter selects.
 struct Side {
   const ResultFile* file = nullptr;
-  std::string name;  ///< how the report names it: the path
+  std::string name;  ///< how the report names it: the path, or the filter
 };
 
 struct Comparison {
@@ -87,6 +91,14 @@ struct Comparison {
   std::size_t fewest_repetitions = 0;      ///< on either side of any paired case
   std::vector<std::string> forced_layout;  ///< layout differences that `force` let pass
   Counts counts;
+  /// Within one file: the labels left out when pairing (the filters',
+  /// the suite case, the layout); empty when comparing files.
+  std::vector<std::string> paired_without;
+  bool within_file = false;
+  /// Within one file: the label whose leaving out would pair the most of
+  /// the unpaired cases, and how many pairs that would make (0: none).
+  std::string blocking_label;
+  int would_pair = 0;
 };
 
 /// Compares `new_file` against `old_file`, pairing cases by family, name and
@@ -95,6 +107,40 @@ struct Comparison {
 /// `force`.
 Comparison compare_files(const ResultFile& old_file, const ResultFile& new_file,
                          const CompareSettings& settings, bool force);
+
+/// Selects the cases of a file by their labels (impl, placement, bytes,
+/// case, ... as the entries hold them; also family and name): "impl=mpi",
+/// or several terms that must all hold, "impl=ep,placement=inter". A comma
+/// starts a new term only before KEY=, so "layout=2,2" is one term.
+struct CaseFilter {
+  std::string text;  ///< as written
+  std::vector<std::pair<std::string, std::string>> terms;
+
+  /// Throws std::invalid_argument for a term without '=' or an empty key.
+  static CaseFilter parse(const std::string& text);
+  bool matches(const ResultCase& c) const;
+};
+
+/// A case's value for `key` as a filter compares it: strings as they are,
+/// numbers and booleans as JSON writes them; nullptr when the case has no
+/// such label.
+std::optional<std::string> label_text(const ResultCase& c, const std::string& key);
+
+/// Labels that say how ranks sit on processes rather than what was
+/// measured; within one file they differ between implementations by design.
+inline constexpr const char* placement_labels[] = {"layout", "processes", "threads_per_process",
+                                                   "endpoints_per_process"};
+
+/// Compares, within one file, the cases `contender` selects (new) against
+/// those `baseline` selects (old): endpoints against MPI processes of the
+/// same run, say. Cases pair when their family and their labels agree,
+/// leaving out the labels the filters name, the suite case ("case"), the
+/// placement labels and `ignore`. Throws std::invalid_argument when a
+/// filter selects nothing (naming the values its labels take in the file),
+/// when a case matches both, or when two cases of a side would pair alike.
+Comparison compare_within(const ResultFile& file, const CaseFilter& baseline,
+                          const CaseFilter& contender, const std::vector<std::string>& ignore,
+                          const CompareSettings& settings);
 
 /// The table, the differences of context and the verdict line, as
 /// `ep-bench compare` prints them; `several`: name the new side in the

@@ -52,9 +52,15 @@ std::string display_name(const ResultCase& c) {
   return c.name;
 }
 
+// Within one file the merged name says both sides; between files the old
+// side's name, with its suite case.
+std::string display_name(const Comparison& c, const CaseDiff& d) {
+  return c.within_file ? d.name : display_name(*d.old_case);
+}
+
 void print_table(std::FILE* out, const Comparison& c) {
   std::size_t width = 4;
-  for (const CaseDiff& d : c.cases) width = std::max(width, display_name(*d.old_case).size());
+  for (const CaseDiff& d : c.cases) width = std::max(width, display_name(c, d).size());
   for (const FamilyMean& m : c.means) width = std::max(width, m.family.size() + 8);
   const auto row = [&](const std::string& name, const std::string& a, const std::string& b,
                        const std::string& change, const std::string& p, const std::string& n,
@@ -64,7 +70,10 @@ void print_table(std::FILE* out, const Comparison& c) {
     line.erase(line.find_last_not_of(' ') + 1);
     fmt::print(out, "{}\n", line);
   };
-  row("case", "old us", "new us", "change", "p", "reps", "");
+  if (c.within_file)
+    row("case", "baseline", "contender", "change", "p", "reps", "");
+  else
+    row("case", "old us", "new us", "change", "p", "reps", "");
   std::string family;
   const auto print_mean = [&](const std::string& f) {
     for (const FamilyMean& m : c.means)
@@ -73,8 +82,8 @@ void print_table(std::FILE* out, const Comparison& c) {
   };
   for (std::size_t i = 0; i < c.cases.size(); ++i) {
     const CaseDiff& d = c.cases[i];
-    row(display_name(*d.old_case), format_number(d.old_time.median),
-        format_number(d.new_time.median), percent(d.ratio), p_text(d.test.p),
+    row(display_name(c, d), format_number(d.old_time.median), format_number(d.new_time.median),
+        percent(d.ratio), p_text(d.test.p),
         fmt::format("{}/{}", d.old_case->times.size(), d.new_case->times.size()), marker(d));
     const bool last_of_family =
         i + 1 == c.cases.size() || c.cases[i + 1].old_case->family != d.old_case->family;
@@ -98,7 +107,10 @@ Json finite_or_null(double value) { return std::isfinite(value) ? Json(value) : 
 
 std::string verdict_line(const Comparison& c, const CompareSettings& o) {
   const Counts& n = c.counts;
-  if (c.cases.empty()) return "nothing to compare: no case is in both files";
+  if (c.cases.empty())
+    return c.within_file ? "nothing to compare: no case of the contender pairs with one of the "
+                           "baseline"
+                         : "nothing to compare: no case is in both files";
   const std::string beyond = fmt::format("beyond {:g}%", o.threshold);
   if (n.regressions + n.improvements + n.not_significant == 0)
     return fmt::format("no change ({} within {:g}% or not significant at p<{:g})",
@@ -119,10 +131,20 @@ Json counts_json(const Counts& n) {
 }
 
 void print_comparison(std::FILE* out, const Comparison& c, const CompareSettings& o, bool several) {
-  fmt::print(out,
-             "ep-bench compare: {} (old) against {} (new); median real_time, lower is "
-             "better\n",
-             c.old_side.name, c.new_side.name);
+  if (c.within_file) {
+    std::string without;
+    for (const auto& label : c.paired_without) without += (without.empty() ? "" : ", ") + label;
+    fmt::print(out,
+               "ep-bench compare: in {}, {} (contender) against {} (baseline); median "
+               "real_time in us, lower is better\n"
+               "cases paired by family and labels, without {}\n",
+               c.old_side.file->path, c.new_side.name, c.old_side.name, without);
+  } else {
+    fmt::print(out,
+               "ep-bench compare: {} (old) against {} (new); median real_time, lower is "
+               "better\n",
+               c.old_side.name, c.new_side.name);
+  }
   if (!c.context_lines.empty()) {
     fmt::print(out, "context differences (old -> new):\n");
     for (const auto& [field, text] : c.context_lines) fmt::print(out, "  {}: {}\n", field, text);
@@ -137,16 +159,21 @@ void print_comparison(std::FILE* out, const Comparison& c, const CompareSettings
   }
   for (const CaseDiff& d : c.cases)
     if (d.verdict == Verdict::regression)
-      fmt::print(out, "regression: {} {} (p {})\n", display_name(*d.old_case), percent(d.ratio),
+      fmt::print(out, "regression: {} {} (p {})\n", display_name(c, d), percent(d.ratio),
                  d.test.p < 0.001 ? "< 0.001" : fmt::format("= {:.3f}", d.test.p));
   if (!c.forced_layout.empty())
     fmt::print(out,
                "warning: the layouts differ (see context differences); compared anyway "
                "because of --force\n");
+  const char* old_role = c.within_file ? "baseline" : "OLD";
+  const char* new_role = c.within_file ? "contender" : "NEW";
   for (const ResultCase* only : c.only_old)
-    fmt::print(out, "only in OLD {}: {}\n", c.old_side.name, display_name(*only));
+    fmt::print(out, "only in {} {}: {}\n", old_role, c.old_side.name, display_name(*only));
   for (const ResultCase* only : c.only_new)
-    fmt::print(out, "only in NEW {}: {}\n", c.new_side.name, display_name(*only));
+    fmt::print(out, "only in {} {}: {}\n", new_role, c.new_side.name, display_name(*only));
+  if (c.would_pair > 0)
+    fmt::print(out, "note: {} more {} would pair if {} may differ (--ignore {})\n", c.would_pair,
+               c.would_pair == 1 ? "case" : "cases", c.blocking_label, c.blocking_label);
   if (c.fewest_repetitions > 0 && c.fewest_repetitions < min_meaningful_repetitions)
     fmt::print(out,
                "warning: too few repetitions (n={}): U test not meaningful; rerun with "
@@ -160,9 +187,9 @@ Json comparison_json(const Comparison& c, const CompareSettings& o) {
   Json cases = Json::array();
   for (const CaseDiff& d : c.cases) {
     cases.push_back(
-        {{"name", d.old_case->name},
+        {{"name", d.name},
          {"family", d.old_case->family},
-         {"labels", d.old_case->labels},
+         {"labels", d.labels},
          {"old", stats_json(*d.old_case, d.old_time)},
          {"new", stats_json(*d.new_case, d.new_time)},
          {"ratio", finite_or_null(d.ratio)},
@@ -173,6 +200,10 @@ Json comparison_json(const Comparison& c, const CompareSettings& o) {
          {"too_few_repetitions", std::min(d.old_case->times.size(), d.new_case->times.size()) <
                                      min_meaningful_repetitions},
          {"verdict", verdict_name(d.verdict)}});
+    if (c.within_file) {
+      cases.back()["old_name"] = d.old_case->name;
+      cases.back()["new_name"] = d.new_case->name;
+    }
   }
   Json means = Json::array();
   for (const FamilyMean& m : c.means)
@@ -185,6 +216,16 @@ Json comparison_json(const Comparison& c, const CompareSettings& o) {
   };
   Json summary = counts_json(c.counts);
   summary["verdict"] = verdict_line(c, o);
+  if (c.within_file)
+    return {{"old", c.old_side.name},
+            {"new", c.new_side.name},
+            {"paired_without", c.paired_without},
+            {"context_differences", c.context_differences},
+            {"cases", std::move(cases)},
+            {"geomeans", std::move(means)},
+            {"only_in_old", names(c.only_old)},
+            {"only_in_new", names(c.only_new)},
+            {"summary", std::move(summary)}};
   return {{"old", c.old_side.name},
           {"new", c.new_side.name},
           {"context_differences", c.context_differences},
