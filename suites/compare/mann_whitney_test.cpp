@@ -10,8 +10,8 @@
 
 namespace {
 
-using ep::bench::mann_whitney_u;
-using ep::bench::MannWhitneyMethod;
+using ep::results::mann_whitney_u;
+using ep::results::MannWhitneyMethod;
 
 // scipy.stats.mannwhitneyu's documentation, after Conover's example: ages at
 // diagnosis of 5 males and 4 females. U of the males is 17 (of 20 pairs);

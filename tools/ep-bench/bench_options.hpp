@@ -31,7 +31,7 @@ struct BenchOptions {
   bool quiet = false;
   double watchdog = 120;  ///< seconds without progress before the job ends; 0: never
   double noise_threshold =
-      default_noise_threshold;  ///< spread (p90 - min) / median that marks a case noisy
+      results::default_noise_threshold;  ///< spread (p90 - min) / median that marks a case noisy
   bool validate = false;
   std::string thread_level = "auto";
 

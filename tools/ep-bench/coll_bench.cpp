@@ -3,27 +3,20 @@
 #include <fmt/core.h>
 
 #include <array>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
-#include "coll_kernels.hpp"
 #include "mpi_check.hpp"
-#include "p2p_measure.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "sizes.hpp"
-#include "team.hpp"
 #include "watchdog.hpp"
 
 namespace ep::bench {
 
-namespace {
-
-constexpr const char* common_help = R"(
+const char* const coll_help = R"(
 Every rank calls the collective back to back, as a loop in an application
 would: --iterations calls per repetition (by default as many as fill
 --min-time). A repetition starts on all ranks together and is timed as its
@@ -44,186 +37,7 @@ Where a process hosts several threads it must not be bound to one core
 (scripts/mpirun.sh runs processes unbound; ep-bench warns otherwise).
 )";
 
-constexpr const char* bcast_help = R"(
-memcpy reference: when --impl ep runs in one process with two or more
-endpoints, every size is also run as plain memcpy: each rank but the root
-copies the root's buffer into its own, all at once, with no synchronisation,
-which is the copying a shared-memory broadcast cannot avoid. The table adds
-its MB/s and the ratio bcast/memcpy; the JSON has it as family bcast/memcpy.
-
---validate: after the timed repetitions of a size, two more broadcasts whose
-payload depends on the call and on the byte index; every byte is checked on
-every rank. A wrong buffer makes the exit status 1; the sweep goes on.
-
-Examples:
-  scripts/mpirun.sh -np 2 ep-bench bcast --impl ep --ep 2 --json bcast-ep.json
-  scripts/mpirun.sh -np 4 ep-bench bcast --impl mpi --json bcast-mpi.json
-  scripts/mpirun.sh -np 1 ep-bench bcast --ep 4 --sizes 64K:4M)";
-
-constexpr const char* allreduce_help = R"(
-Data: --sizes bytes of MPI_INT32_T (multiples of 4), reduced out of place
-with --op.
-
---validate: after the timed repetitions of a size, two more allreduces in
-which every rank contributes small numbers that depend on its rank, the
-element and the call; every element is checked against its exact result on
-every rank. A wrong result makes the exit status 1; the sweep goes on.
-
-Examples:
-  scripts/mpirun.sh -np 2 ep-bench allreduce --impl ep --ep 2 --json allreduce-ep.json
-  scripts/mpirun.sh -np 4 ep-bench allreduce --impl mpi --op max)";
-
-enum class Collective { bcast, allreduce };
-
-const char* name_of(Collective c) { return c == Collective::bcast ? "bcast" : "allreduce"; }
-
-ReduceOp parse_op(const std::string& text) {
-  if (text == "max") return ReduceOp::max;
-  if (text == "min") return ReduceOp::min;
-  return ReduceOp::sum;
-}
-
-/// What one run does, checked against the job.
-struct CollPlan {
-  Collective what = Collective::bcast;
-  CommLayout layout;
-  std::vector<std::int64_t> sizes;
-  int root = 0;
-  ReduceOp op = ReduceOp::sum;
-  std::string op_name = "sum";
-  bool reference = false;  ///< also time the memcpy reference (bcast)
-
-  /// What distinguishes this run's series beyond impl, layout and size.
-  nlohmann::ordered_json labels() const {
-    if (what == Collective::bcast)
-      return {{"root", root}, {"datatype", "MPI_BYTE"}, {"memcpy_reference", reference}};
-    return {{"op", op_name}, {"datatype", "MPI_INT32_T"}};
-  }
-};
-
-CollPlan plan_collective(const CollOptions& o, const Invocation& inv, Collective what) {
-  CollPlan p;
-  p.what = what;
-  p.layout = plan_comm_layout(o.comm, inv, 1, name_of(what));
-  try {
-    p.sizes = parse_size_list(o.sizes);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--sizes: {}", e.what()));
-  }
-  if (what == Collective::allreduce) {
-    for (const std::int64_t bytes : p.sizes) {
-      if (bytes % 4 != 0)
-        throw UsageError(fmt::format(
-            "--sizes: {} bytes is not a whole number of 4-byte MPI_INT32_T elements", bytes));
-    }
-  }
-  p.root = o.root;
-  if (what == Collective::bcast && (p.root < 0 || p.root >= p.layout.total))
-    throw UsageError(fmt::format("--root {}: this job has {} ranks, so the root is 0 to {}", p.root,
-                                 p.layout.total, p.layout.total - 1));
-  p.op_name = o.op;
-  p.op = parse_op(o.op);
-  p.reference = what == Collective::bcast && p.layout.impl == Impl::ep &&
-                p.layout.per_process.size() == 1 && p.layout.total >= 2;
-  return p;
-}
-
-// --- measuring ---------------------------------------------------------------------
-
-/// One series of one size, reduced over all ranks.
-struct CollTimes {
-  std::int64_t iterations = 0;
-  std::vector<std::array<double, 2>> repetitions;  ///< {wall, cpu} seconds of the slowest rank
-  std::optional<std::int64_t> validation_errors;   ///< wrong buffers, over all ranks
-};
-
-using OnRepetition = std::function<void(int repetition)>;
-
-/// Warm-up, calibration and the timed repetitions of `kernel(n)`, which runs
-/// n calls. Every worker of every process runs this in lockstep and gets the
-/// same numbers back.
-template <class Kernel>
-CollTimes measure(Team& team, int worker, Kernel& kernel, std::int64_t bytes, const BenchOptions& o,
-                  const OnRepetition& on_repetition) {
-  CollTimes t;
-  step_together(team, worker);
-  // Collectives are latency-bound at small sizes: warm up as p2p latency does.
-  kernel(o.warmup >= 0 ? o.warmup : default_warmup(P2pCase{Family::latency, bytes, 1}));
-  t.iterations = o.iterations > 0 ? o.iterations : calibrate(team, worker, kernel, o.min_time);
-  for (int r = 0; r < o.repetitions; ++r) {
-    step_together(team, worker);
-    const auto mine = time_it([&] { kernel(t.iterations); });
-    const auto slowest = team.allreduce(worker, mine, MPI_MAX);
-    t.repetitions.push_back({slowest[0], slowest[1]});
-    if (worker == 0) on_repetition(r);
-  }
-  return t;
-}
-
-/// Runs `check()` (this rank's wrong buffers) once all ranks are ready, and
-/// sums what it finds over all ranks. Never timed.
-template <class Check>
-std::int64_t validate(Team& team, int worker, Check&& check) {
-  step_together(team, worker);
-  const auto wrong = static_cast<double>(check());
-  return static_cast<std::int64_t>(team.allreduce(worker, std::array{wrong}, MPI_SUM)[0]);
-}
-
-template <class Coll>
-CollTimes time_bcast(Team& team, int worker, const Coll& coll, int rank, std::int64_t bytes,
-                     const CollPlan& p, const BenchOptions& o, const OnRepetition& on_repetition) {
-  std::vector<std::byte> buffer(static_cast<std::size_t>(bytes));  // zeroed: pages touched
-  const auto kernel = [&](std::int64_t n) { bcast_loop(coll, buffer, p.root, n); };
-  CollTimes t = measure(team, worker, kernel, bytes, o, on_repetition);
-  if (o.validate)
-    t.validation_errors =
-        validate(team, worker, [&] { return check_bcast(coll, buffer, rank, p.root); });
-  return t;
-}
-
-template <class Coll>
-CollTimes time_allreduce(Team& team, int worker, const Coll& coll, int rank, std::int64_t bytes,
-                         const CollPlan& p, const BenchOptions& o,
-                         const OnRepetition& on_repetition) {
-  const auto count = static_cast<std::size_t>(bytes / 4);
-  std::vector<std::int32_t> in(count);
-  std::vector<std::int32_t> out(count);
-  fill_contribution(in, rank, 0);
-  const MPI_Op op = mpi_op(p.op);
-  const auto kernel = [&](std::int64_t n) { allreduce_loop(coll, in, out, op, n); };
-  CollTimes t = measure(team, worker, kernel, bytes, o, on_repetition);
-  if (o.validate) {
-    const ExpectedReduction want(p.layout.total, p.op);
-    t.validation_errors =
-        validate(team, worker, [&] { return check_allreduce(coll, in, out, rank, want, p.op); });
-  }
-  return t;
-}
-
-/// The memcpy reference at one size; `source` is the root's buffer, which
-/// all workers of this (only) process share.
-CollTimes time_memcpy(Team& team, int worker, int rank, std::span<std::byte> source,
-                      const CollPlan& p, const BenchOptions& o, const OnRepetition& on_repetition) {
-  const bool copier = rank != p.root;
-  std::vector<std::byte> destination(copier ? source.size() : 0);
-  const auto kernel = [&](std::int64_t n) {
-    if (copier) memcpy_loop(source, destination, n);
-  };
-  CollTimes t =
-      measure(team, worker, kernel, static_cast<std::int64_t>(source.size()), o, on_repetition);
-  if (o.validate) {
-    const std::uint32_t seed = payload_seed(p.root, 0, Role::sender);
-    step_together(team, worker);
-    if (!copier) fill_payload(source, seed);
-    t.validation_errors = validate(team, worker, [&] {
-      if (!copier) return 0;
-      clear_payload(destination, seed);
-      memcpy_loop(source, destination, 1);
-      return payload_matches(destination, seed) ? 0 : 1;
-    });
-  }
-  return t;
-}
+namespace {
 
 // --- results --------------------------------------------------------------------
 
@@ -274,16 +88,13 @@ void CollReport::begin() const {
   if (!writer_) return;
   const CommLayout& l = plan_.layout;
   const std::string ep = l.impl == Impl::ep ? fmt::format(" --ep {}", l.name()) : std::string();
-  const std::string detail = plan_.what == Collective::bcast
-                                 ? fmt::format("root {}", plan_.root)
-                                 : fmt::format("{} on MPI_INT32_T", plan_.op_name);
   session_.clear_progress();
   const Table t = table();
   t.print_title(
       fmt::format("{} --impl {}{}: {} ranks on {} process{}, {}; us per call, {} "
                   "repetitions{}",
-                  name_of(plan_.what), impl_name(l.impl), ep, l.total, l.per_process.size(),
-                  l.per_process.size() == 1 ? "" : "es", detail, bench_.repetitions,
+                  plan_.collective, impl_name(l.impl), ep, l.total, l.per_process.size(),
+                  l.per_process.size() == 1 ? "" : "es", plan_.detail, bench_.repetitions,
                   plan_.reference ? "; ratio = MB/s of bcast / memcpy" : ""));
   t.print_header();
 }
@@ -299,22 +110,18 @@ void CollReport::repetition_done(std::string_view what, std::int64_t bytes, int 
 
 Series CollReport::series_of(bool reference, std::int64_t bytes, const CollTimes& t) const {
   const CommLayout& l = plan_.layout;
-  const std::string sub = name_of(plan_.what);
   Series s;
-  s.family = reference ? sub + "/memcpy" : sub;
-  s.name = fmt::format("{}/{}/{}/{}", s.family, impl_name(l.impl), l.name(), bytes);
-  if (plan_.what == Collective::bcast && plan_.root != 0)
-    s.name += fmt::format("/root:{}", plan_.root);
-  if (plan_.what == Collective::allreduce && plan_.op != ReduceOp::sum)
-    s.name += fmt::format("/op:{}", plan_.op_name);
+  s.family = reference ? plan_.collective + "/memcpy" : plan_.collective;
+  s.name =
+      fmt::format("{}/{}/{}/{}{}", s.family, impl_name(l.impl), l.name(), bytes, plan_.name_suffix);
   s.labels = {{"impl", impl_name(l.impl)},
               {"layout", l.name()},
               {"ranks", l.total},
               {"processes", l.per_process.size()},
               {"endpoints_per_process", l.impl == Impl::ep ? l.max_per_process() : 0},
               {"bytes", bytes}};
-  s.labels.update(plan_.labels());
-  if (plan_.what == Collective::allreduce) s.labels["count"] = bytes / 4;
+  s.labels.update(plan_.labels);
+  if (plan_.element_bytes > 0) s.labels["count"] = bytes / plan_.element_bytes;
   s.iterations = t.iterations;
   for (const auto& [wall, cpu] : t.repetitions) {
     const double per_call = wall / static_cast<double>(t.iterations);
@@ -369,34 +176,46 @@ int CollReport::finish() {
 /// Every size of the sweep, on one rank; `source` is the memcpy reference's
 /// shared root buffer (empty unless the reference runs).
 template <class Coll>
-void sweep(Team& team, int worker, const Coll& coll, const CollPlan& p, const BenchOptions& o,
+void sweep(Team& team, int worker, const Coll& coll, const CollPlan& p,
+           const CollMeasures::Measure<Coll>& measure_size, const CollMeasures& measures,
            CollReport& report, std::span<std::byte> source) {
   const int rank = p.layout.first_rank + worker;
-  const char* what = name_of(p.what);
+  const std::string& what = p.collective;
   for (const std::int64_t bytes : p.sizes) {
     if (worker == 0) CollReport::starting(what, bytes);
     const auto on_repetition = [&](int r) { report.repetition_done(what, bytes, r); };
-    const CollTimes times =
-        p.what == Collective::bcast
-            ? time_bcast(team, worker, coll, rank, bytes, p, o, on_repetition)
-            : time_allreduce(team, worker, coll, rank, bytes, p, o, on_repetition);
+    const CollTimes times = measure_size(team, worker, coll, rank, bytes, on_repetition);
     std::optional<CollTimes> reference;
     if (p.reference) {
-      if (worker == 0) CollReport::starting("bcast memcpy", bytes);
-      const auto on_copy = [&](int r) { report.repetition_done("bcast memcpy", bytes, r); };
-      reference = time_memcpy(team, worker, rank, source.first(static_cast<std::size_t>(bytes)), p,
-                              o, on_copy);
+      const std::string copy = what + " memcpy";
+      if (worker == 0) CollReport::starting(copy, bytes);
+      const auto on_copy = [&](int r) { report.repetition_done(copy, bytes, r); };
+      reference = measures.reference(team, worker, rank,
+                                     source.first(static_cast<std::size_t>(bytes)), on_copy);
     }
     if (worker == 0) report.add(bytes, times, reference);
   }
 }
 
-int run_collective(const CollOptions& o, const Invocation& inv, Collective what) {
-  const BenchOptions& bench = o.comm.bench;
-  require_thread_level(bench, inv.thread_level_provided);
-  const CollPlan plan = plan_collective(o, inv, what);
+}  // namespace
+
+CollPlan plan_collective(const CollOptions& o, const Invocation& inv,
+                         const std::string& collective) {
+  CollPlan p;
+  p.collective = collective;
+  p.layout = plan_comm_layout(o.comm, inv, 1, collective);
+  try {
+    p.sizes = parse_size_list(o.sizes);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--sizes: {}", e.what()));
+  }
+  return p;
+}
+
+int run_collective(const CollPlan& plan, const BenchOptions& bench, const Invocation& inv,
+                   const CollMeasures& measures) {
   const auto session = open_session(bench, inv);
-  session->begin_run(describe_comm_run(name_of(what), plan.layout, bench, inv, plan.labels()),
+  session->begin_run(describe_comm_run(plan.collective, plan.layout, bench, inv, plan.labels),
                      plan.layout.first_rank, plan.layout.workers);
   CollReport report(plan, bench, *session);
   report.begin();
@@ -407,9 +226,9 @@ int run_collective(const CollOptions& o, const Invocation& inv, Collective what)
   team.run([&](int w) {
     const Parent& parent = parents[static_cast<std::size_t>(w)];
     if (plan.layout.impl == Impl::ep)
-      sweep(team, w, EpColl{parent.ep}, plan, bench, report, source);
+      sweep(team, w, EpColl{parent.ep}, plan, measures.ep, measures, report, source);
     else
-      sweep(team, w, MpiColl{parent.mpi}, plan, bench, report, source);
+      sweep(team, w, MpiColl{parent.mpi}, plan, measures.mpi, measures, report, source);
   });
   free_parents(plan.layout, parents);
   return report.finish();
@@ -420,40 +239,6 @@ void add_coll_options(CLI::App& app, CollOptions& o) {
   app.add_option("--sizes", o.sizes,
                  "Message sizes in bytes: a list like 4,1K,64K and/or ranges lo:hi[:xF|:+S]")
       ->capture_default_str();
-}
-
-}  // namespace
-
-Subcommand setup_bcast(CLI::App& parent) {
-  auto options = std::make_shared<CollOptions>();
-  CLI::App* app = parent.add_subcommand(
-      "bcast", "Broadcast latency and bandwidth over all ranks, by message size");
-  add_coll_options(*app, *options);
-  app->add_option("--root", options->root, "Rank whose buffer is broadcast")->capture_default_str();
-  app->footer(std::string(common_help) + bcast_help);
-  return {app, [options] { return requested_thread_level(options->comm.bench); },
-          [options](const Invocation& inv) { return run_bcast(*options, inv); }};
-}
-
-Subcommand setup_allreduce(CLI::App& parent) {
-  auto options = std::make_shared<CollOptions>();
-  CLI::App* app = parent.add_subcommand(
-      "allreduce", "Allreduce (MPI_INT32_T) latency and bandwidth over all ranks, by size");
-  add_coll_options(*app, *options);
-  app->add_option("--op", options->op, "The reduction")
-      ->check(CLI::IsMember({"sum", "max", "min"}))
-      ->capture_default_str();
-  app->footer(std::string(common_help) + allreduce_help);
-  return {app, [options] { return requested_thread_level(options->comm.bench); },
-          [options](const Invocation& inv) { return run_allreduce(*options, inv); }};
-}
-
-int run_bcast(const CollOptions& o, const Invocation& inv) {
-  return run_collective(o, inv, Collective::bcast);
-}
-
-int run_allreduce(const CollOptions& o, const Invocation& inv) {
-  return run_collective(o, inv, Collective::allreduce);
 }
 
 }  // namespace ep::bench

@@ -1,6 +1,7 @@
-// ep-bench bcast and allreduce: the time of a collective over all ranks,
-// played by libep endpoints (--impl ep, --ep per process) or by plain MPI
-// processes (--impl mpi), over a sweep of message sizes.
+// What ep-bench bcast and allreduce (bcast.cpp, allreduce.cpp) share: the
+// time of a collective over all ranks, played by libep endpoints (--impl ep,
+// --ep per process) or by plain MPI processes (--impl mpi), over a sweep of
+// message sizes; the sweep, the table and the JSON entries.
 //
 // The ranks and processes follow the communicator benchmarks (comm_bench.hpp):
 // the same --ep layouts, the same rule that --impl mpi needs as many processes
@@ -9,29 +10,81 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "coll_kernels.hpp"
 #include "comm_bench.hpp"
+#include "measure.hpp"
 #include "subcommand.hpp"
+#include "team.hpp"
 
 namespace ep::bench {
 
+/// The options of both collectives.
 struct CollOptions {
   CommBenchOptions comm;
   std::string sizes = "4:4M:x2";
-  int root = 0;            ///< bcast
-  std::string op = "sum";  ///< allreduce: sum, max or min on MPI_INT32_T
 };
 
-/// Adds the "bcast" subcommand to `parent`.
-Subcommand setup_bcast(CLI::App& parent);
+/// Adds --sizes and the options of every communicator benchmark.
+void add_coll_options(CLI::App& app, CollOptions& options);
 
-/// Adds the "allreduce" subcommand to `parent`.
-Subcommand setup_allreduce(CLI::App& parent);
+/// The part of --help that both collectives share.
+extern const char* const coll_help;
 
-/// Run the benchmark and return the exit status.
+/// What one run does, checked against the job.
+struct CollPlan {
+  std::string collective;  ///< "bcast", the family and the first part of names
+  CommLayout layout;
+  std::vector<std::int64_t> sizes;
+  std::string name_suffix;         ///< after the size in run names, e.g. "/root:1"
+  nlohmann::ordered_json labels;   ///< what distinguishes the series beyond impl, layout, size
+  std::string detail;              ///< for the table's title, e.g. "root 0"
+  std::int64_t element_bytes = 0;  ///< > 0: entries carry count = bytes / element_bytes
+  bool reference = false;          ///< also time the memcpy reference (bcast)
+  int root = 0;                    ///< the reference's source rank
+};
+
+/// The layout and the sizes from the options; throws UsageError on every
+/// rank alike. The caller fills in the rest.
+CollPlan plan_collective(const CollOptions& options, const Invocation& invocation,
+                         const std::string& collective);
+
+/// One series of one size, reduced over all ranks: {wall, cpu} seconds of
+/// the slowest rank per repetition, and the wrong buffers over all ranks.
+using CollTimes = Measurement<>;
+
+/// Collectives are latency-bound at small sizes: they warm up as p2p
+/// latency does.
+inline Schedule coll_schedule(const BenchOptions& o, std::int64_t bytes) {
+  return Schedule::of(o, default_warmup(bytes, true));
+}
+
+/// How a collective is measured at one size, by a worker that plays `rank`,
+/// with each implementation's handle; `reference` times the memcpy
+/// reference from the root's buffer `source` (all workers of the only
+/// process share it), when the plan asks for it.
+struct CollMeasures {
+  template <class Coll>
+  using Measure = std::function<CollTimes(Team& team, int worker, const Coll& coll, int rank,
+                                          std::int64_t bytes, const OnRepetition& on_repetition)>;
+  Measure<EpColl> ep;
+  Measure<MpiColl> mpi;
+  std::function<CollTimes(Team& team, int worker, int rank, std::span<std::byte> source,
+                          const OnRepetition& on_repetition)>
+      reference;
+};
+
+/// Runs the sweep and returns the exit status: exit_failed if --validate
+/// found a wrong buffer.
 /// \note Collective over MPI_COMM_WORLD.
-int run_bcast(const CollOptions& options, const Invocation& invocation);
-int run_allreduce(const CollOptions& options, const Invocation& invocation);
+int run_collective(const CollPlan& plan, const BenchOptions& bench, const Invocation& invocation,
+                   const CollMeasures& measures);
 
 }  // namespace ep::bench

@@ -1,6 +1,7 @@
 // How a worker measures create/free pairs and ping-pong across an
-// inter-communicator. Every worker of every process runs these in lockstep
-// (Team) and gets the same reduced numbers back.
+// inter-communicator, with the runner of measure.hpp. Every worker of every
+// process runs these in lockstep (Team) and gets the same reduced numbers
+// back.
 #pragma once
 
 #include <array>
@@ -11,8 +12,8 @@
 
 #include "bench_options.hpp"
 #include "comm_bench.hpp"
+#include "measure.hpp"
 #include "p2p_kernels.hpp"
-#include "p2p_measure.hpp"
 #include "team.hpp"
 #include "watchdog.hpp"
 
@@ -23,14 +24,13 @@ namespace ep::bench {
 inline constexpr std::int64_t default_pair_warmup = 3;
 
 /// Times `create()` then `destroy()` (the free of what create made), in
-/// pairs. The first pair is the cold one and is timed alone; then warm-up,
-/// calibration (as p2p: growing trial runs up to --min-time) and the timed
-/// repetitions, create and free summed separately. Worker 0 calls
-/// on_repetition(r) after each repetition (the progress line).
+/// pairs. The first pair is the cold one and is timed alone; then the
+/// runner's warm-up, calibration and timed repetitions of pairs, create and
+/// free summed separately. Worker 0 calls on_repetition(r) after each
+/// repetition (the progress line).
 template <class Create, class Destroy>
 PairTimes measure_pairs(Team& team, int worker, Create&& create, Destroy&& destroy,
-                        const BenchOptions& o,
-                        const std::function<void(int repetition)>& on_repetition = {}) {
+                        const BenchOptions& o, const OnRepetition& on_repetition = {}) {
   PairTimes out;
   step_together(team, worker);
   const auto c = time_it(create);
@@ -38,27 +38,23 @@ PairTimes measure_pairs(Team& team, int worker, Create&& create, Destroy&& destr
   const auto cold = team.allreduce(worker, std::array{c[0], c[1], d[0], d[1]}, MPI_MAX);
   std::copy(cold.begin(), cold.end(), out.cold.begin());
 
-  std::array<double, 4> sums{};
+  // {create wall, create cpu, free wall, free cpu} summed over n pairs.
   const auto pairs = [&](std::int64_t n) {
-    sums = {};
+    std::array<double, 4> sums{};
     for (std::int64_t i = 0; i < n; ++i) {
       const auto tc = time_it(create);
       const auto td = time_it(destroy);
       sums = {sums[0] + tc[0], sums[1] + tc[1], sums[2] + td[0], sums[3] + td[1]};
     }
+    return sums;
   };
-  step_together(team, worker);
-  pairs(o.warmup >= 0 ? o.warmup : default_pair_warmup);
-  out.iterations = o.iterations > 0 ? o.iterations : calibrate(team, worker, pairs, o.min_time);
-  for (int r = 0; r < o.repetitions; ++r) {
-    step_together(team, worker);
-    pairs(out.iterations);
-    const auto slowest = team.allreduce(worker, sums, MPI_MAX);
+  const auto m = measure(team, worker, pairs, Schedule::of(o, default_pair_warmup), on_repetition);
+  out.iterations = m.iterations;
+  for (const auto& slowest : m.repetitions) {  // {wall, cpu, then the four sums}
     std::array<double, 4> per_call{};
     for (std::size_t k = 0; k < 4; ++k)
-      per_call[k] = slowest[k] / static_cast<double>(out.iterations);
+      per_call[k] = slowest[2 + k] / static_cast<double>(m.iterations);
     out.repetitions.push_back(per_call);
-    if (worker == 0 && on_repetition) on_repetition(r);
   }
   return out;
 }
@@ -69,11 +65,12 @@ PairTimes measure_pairs(Team& team, int worker, Create&& create, Destroy&& destr
 template <class Create, class Destroy, class Check>
 std::int64_t validate_pair(Team& team, int worker, Create&& create, Destroy&& destroy,
                            Check&& check) {
-  step_together(team, worker);
-  create();
-  const double wrong = check();
-  destroy();
-  return static_cast<std::int64_t>(team.allreduce(worker, std::array{wrong}, MPI_SUM)[0]);
+  return validate_together(team, worker, [&] {
+    create();
+    const auto wrong = check();
+    destroy();
+    return wrong;
+  });
 }
 
 /// measure_pairs, then with --validate one more creation whose `facts()`
@@ -81,47 +78,34 @@ std::int64_t validate_pair(Team& team, int worker, Create&& create, Destroy&& de
 template <class Create, class Destroy, class Facts>
 PairTimes measure_and_validate(Team& team, int worker, Create& create, Destroy& destroy,
                                Facts&& facts, const CommFacts& expected, const BenchOptions& o,
-                               const std::function<void(int repetition)>& on_repetition = {}) {
+                               const OnRepetition& on_repetition = {}) {
   PairTimes times = measure_pairs(team, worker, create, destroy, o, on_repetition);
   if (o.validate)
-    times.validation_errors = validate_pair(team, worker, create, destroy, [&] {
-      return static_cast<double>(count_wrong(facts(), expected));
-    });
+    times.validation_errors = validate_pair(team, worker, create, destroy,
+                                            [&] { return count_wrong(facts(), expected); });
   return times;
 }
 
 /// Ping-pong of `bytes` over `link` (a rank of one group and its partner in
 /// the other); ranks without a partner (no link) take part in the team's
-/// steps only. Returns {wall, cpu} seconds per repetition of `*iterations`
-/// round trips, reduced over ranks; with --validate, `*errors` is the number
-/// of wrong payloads of one checked round trip per pair, over all ranks.
+/// steps only. Returns {wall, cpu} seconds per repetition of its iterations
+/// round trips, reduced over ranks; with --validate, the wrong payloads of
+/// one checked round trip per pair, over all ranks.
 template <class Link>
-std::vector<std::array<double, 2>> measure_latency(
-    Team& team, int worker, const std::optional<Link>& link, Role role, int pair,
-    std::int64_t bytes, const BenchOptions& o, std::int64_t* iterations,
-    std::optional<std::int64_t>* errors, const std::function<void(int)>& on_repetition = {}) {
+Measurement<> measure_latency(Team& team, int worker, const std::optional<Link>& link, Role role,
+                              int pair, std::int64_t bytes, const BenchOptions& o,
+                              const OnRepetition& on_repetition = {}) {
   Buffers buffers(bytes, 1);
   const auto kernel = [&](std::int64_t n) {
     if (link) ping_pong(*link, role, buffers, n);
   };
-  step_together(team, worker);
-  kernel(o.warmup >= 0 ? o.warmup : default_warmup(P2pCase{Family::latency, bytes, 1}));
-  *iterations = o.iterations > 0 ? o.iterations : calibrate(team, worker, kernel, o.min_time);
-  std::vector<std::array<double, 2>> reps;
-  for (int r = 0; r < o.repetitions; ++r) {
-    step_together(team, worker);
-    const auto mine = time_it([&] { kernel(*iterations); });
-    const auto slowest = team.allreduce(worker, mine, MPI_MAX);
-    reps.push_back({slowest[0], slowest[1]});
-    if (worker == 0 && on_repetition) on_repetition(r);
-  }
-  if (o.validate) {
-    step_together(team, worker);
-    const double wrong =
-        link ? static_cast<double>(check_ping_pong(*link, role, pair, buffers)) : 0.0;
-    *errors = static_cast<std::int64_t>(team.allreduce(worker, std::array{wrong}, MPI_SUM)[0]);
-  }
-  return reps;
+  Measurement<> m =
+      measure(team, worker, kernel, Schedule::of(o, default_warmup(bytes, true)), on_repetition);
+  if (o.validate)
+    m.validation_errors = validate_together(team, worker, [&] {
+      return link ? check_ping_pong(*link, role, pair, buffers) : std::int64_t{0};
+    });
+  return m;
 }
 
 }  // namespace ep::bench

@@ -54,14 +54,12 @@ void latency_all(const Plan& p, Team& team, int w, const GroupSeat& seat, typena
     link = typename Ops::Link{inter, seat.rank_in_group};
   const Role role = seat.group == 0 ? Role::sender : Role::receiver;
   for (const std::int64_t bytes : p.sizes) {
-    std::int64_t iterations = 0;
-    std::optional<std::int64_t> errors;
     const std::string what = fmt::format("latency {} B", format_size(bytes));
     if (w == 0) report.starting(what);
-    const auto reps =
-        measure_latency(team, w, link, role, seat.rank_in_group, bytes, p.o.comm.bench, &iterations,
-                        &errors, [&](int r) { report.repetition_done(what, r); });
-    if (w == 0) report.add_latency(bytes, iterations, reps, errors);
+    const Measurement<> m =
+        measure_latency(team, w, link, role, seat.rank_in_group, bytes, p.o.comm.bench,
+                        [&](int r) { report.repetition_done(what, r); });
+    if (w == 0) report.add_latency(bytes, m.iterations, m.repetitions, m.validation_errors);
   }
 }
 

@@ -15,14 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "coll_bench.hpp"
+#include "allreduce.hpp"
+#include "bcast.hpp"
 #include "compare.hpp"
 #include "intercomm.hpp"
 #include "merge.hpp"
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
 #include "p2p.hpp"
-#include "run_suite.hpp"
+#include "run.hpp"
 #include "split.hpp"
 #include "subcommand.hpp"
 

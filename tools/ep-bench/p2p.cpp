@@ -7,8 +7,9 @@
 #include <stdexcept>
 
 #include "links.hpp"
+#include "measure.hpp"
 #include "mpi_check.hpp"
-#include "p2p_measure.hpp"
+#include "p2p_kernels.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "sizes.hpp"
@@ -50,6 +51,25 @@ Examples:
   scripts/mpirun.sh --bind-to none -np 2 ep-bench p2p --impl ep --placement inter \
       --tests msgrate --pairs 2
   scripts/mpirun.sh -np 2 ep-bench p2p --impl mpi --json results.json)";
+
+enum class Family { latency, bandwidth, msgrate };
+
+/// One benchmark: a family at one message size.
+struct P2pCase {
+  Family family = Family::latency;
+  std::int64_t bytes = 0;
+  int window = 1;  ///< messages in flight per pair (streaming families)
+};
+
+/// What a case measured, reduced over all ranks: each repetition's {real,
+/// cpu} seconds are those of the slowest rank.
+using P2pOutcome = Measurement<>;
+
+/// A worker's place in the pattern.
+struct P2pSeat {
+  Role role = Role::sender;
+  int pair = 0;
+};
 
 const char* family_name(Family f) {
   switch (f) {
@@ -282,12 +302,34 @@ void P2pReport::add(const P2pCase& c, const P2pOutcome& outcome) {
 // --- running the pattern with each implementation --------------------------------
 
 template <class Link>
+P2pOutcome measure_case(Team& team, int worker, const Link& link, P2pSeat seat, const P2pCase& c,
+                        const BenchOptions& options, const OnRepetition& on_repetition) {
+  const bool latency = c.family == Family::latency;
+  // Ping-pong uses one slot; a streaming receiver one per message in flight.
+  Buffers buffers(c.bytes, latency || seat.role == Role::sender ? 1 : c.window);
+  const auto kernel = [&](std::int64_t iterations) {
+    if (latency)
+      ping_pong(link, seat.role, buffers, iterations);
+    else
+      stream(link, seat.role, buffers, c.window, iterations);
+  };
+  P2pOutcome outcome = measure(
+      team, worker, kernel, Schedule::of(options, default_warmup(c.bytes, latency)), on_repetition);
+  if (options.validate)
+    outcome.validation_errors = validate_together(team, worker, [&] {
+      return latency ? check_ping_pong(link, seat.role, seat.pair, buffers)
+                     : check_stream(link, seat.role, seat.pair, buffers, c.window);
+    });
+  return outcome;
+}
+
+template <class Link>
 void measure_all(Team& team, int worker, const Link& link, P2pSeat seat,
                  const std::vector<P2pCase>& cases, const BenchOptions& bench, P2pReport& report) {
   for (const P2pCase& c : cases) {
     if (worker == 0) report.begin(c);
-    const auto outcome = measure_p2p_case(team, worker, link, seat, c, bench,
-                                          [&](int r) { report.repetition_done(c, r); });
+    const auto outcome = measure_case(team, worker, link, seat, c, bench,
+                                      [&](int r) { report.repetition_done(c, r); });
     if (worker == 0) report.add(c, outcome);
   }
 }

@@ -153,12 +153,4 @@ void Progress::clear() {
   showing_ = false;
 }
 
-std::string format_number(double value) {
-  const double magnitude = std::fabs(value);
-  if (magnitude >= 100) return fmt::format("{:.0f}", value);
-  if (magnitude >= 10) return fmt::format("{:.1f}", value);
-  if (magnitude >= 1) return fmt::format("{:.2f}", value);
-  return fmt::format("{:.3f}", value);
-}
-
 }  // namespace ep::bench

@@ -15,6 +15,16 @@
 
 namespace ep::bench {
 
+// The statistics are the result toolkit's (tools/results), which compare
+// and the plots read files with: a file says what the tables said.
+using results::assess_noise;
+using results::default_noise_threshold;
+using results::format_number;
+using results::Noise;
+using results::noise_hint;
+using results::summarize;
+using results::Summary;
+
 /// The version of the result file layout (tools/ep-bench/result.schema.json).
 inline constexpr int result_schema_version = 1;
 
@@ -86,8 +96,5 @@ class Progress {
   bool enabled_;
   bool showing_ = false;
 };
-
-/// Numbers for tables: three significant digits at most, no exponent below 1e9.
-std::string format_number(double value);
 
 }  // namespace ep::bench

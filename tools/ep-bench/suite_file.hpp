@@ -21,7 +21,7 @@
 // the case runs on the processes there are (e.g. --impl mpi, or --ep N
 // endpoints on each process).
 //
-// This file reads and checks the shape of a suite; run_suite.cpp checks the
+// This file reads and checks the shape of a suite; run.cpp checks the
 // options against the subcommands.
 #pragma once
 

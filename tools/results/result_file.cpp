@@ -12,7 +12,7 @@
 #include <string_view>
 #include <utility>
 
-namespace ep::bench {
+namespace ep::results {
 
 namespace {
 
@@ -159,4 +159,4 @@ ResultFile load_result_file(const std::string& path) {
   return file;
 }
 
-}  // namespace ep::bench
+}  // namespace ep::results

@@ -1,4 +1,4 @@
-#include "run_suite.hpp"
+#include "run.hpp"
 
 #include <fmt/core.h>
 #include <mpi.h>

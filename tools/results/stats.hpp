@@ -1,9 +1,10 @@
 // Summary statistics over the repetitions of one benchmark.
 #pragma once
 
+#include <string>
 #include <vector>
 
-namespace ep::bench {
+namespace ep::results {
 
 struct Summary {
   double median = 0;
@@ -43,4 +44,7 @@ inline constexpr const char* noise_hint =
     "repetitions disagree: try more --repetitions or a longer --min-time, pin processes with "
     "mpirun --bind-to core where each runs one thread, and run on a quiet machine";
 
-}  // namespace ep::bench
+/// Numbers for tables: three significant digits at most, no exponent below 1e9.
+std::string format_number(double value);
+
+}  // namespace ep::results

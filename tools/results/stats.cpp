@@ -1,10 +1,12 @@
 #include "stats.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace ep::bench {
+namespace ep::results {
 
 double percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
@@ -40,4 +42,12 @@ Noise assess_noise(const Summary& times, double threshold) {
   return n;
 }
 
-}  // namespace ep::bench
+std::string format_number(double value) {
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 100) return fmt::format("{:.0f}", value);
+  if (magnitude >= 10) return fmt::format("{:.1f}", value);
+  if (magnitude >= 1) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3f}", value);
+}
+
+}  // namespace ep::results

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace ep::bench {
+namespace ep::results {
 
 /// A file that cannot be read as a result file. The message names the file
 /// and the JSON path: "a.json: /benchmarks/3/real_time: expected a number".
@@ -46,4 +46,4 @@ struct ResultFile {
 /// repetition_index, ...) and layout fields. Throws ResultFileError.
 ResultFile load_result_file(const std::string& path);
 
-}  // namespace ep::bench
+}  // namespace ep::results

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace ep::bench {
+namespace ep::results {
 
 namespace {
 
@@ -95,4 +95,4 @@ MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y,
   return result;
 }
 
-}  // namespace ep::bench
+}  // namespace ep::results

@@ -6,7 +6,7 @@
 
 #include <span>
 
-namespace ep::bench {
+namespace ep::results {
 
 struct MannWhitney {
   /// U of the first sample: the pairs (x, y) with x > y, a tie counting 1/2.
@@ -36,4 +36,4 @@ enum class MannWhitneyMethod { automatic, normal };
 MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y,
                            MannWhitneyMethod method = MannWhitneyMethod::automatic);
 
-}  // namespace ep::bench
+}  // namespace ep::results
