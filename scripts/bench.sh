@@ -77,20 +77,25 @@ for n in $others; do
 done
 
 # Point-to-point medians of every job, one row per implementation and
-# placement: one-way latency (us) and bandwidth (MB/s) by message size.
-python3 - "$out" "$name" <<'EOF' || true
-import glob, json, os, sys
-out, name = sys.argv[1], sys.argv[2]
+# placement: one-way latency (us) and bandwidth (MB/s) by message size, as
+# ep-bench summary reads them.
+python3 - "$out" "$name" "$bench" <<'EOF' || true
+import glob, json, os, subprocess, sys
+out, name, bench = sys.argv[1], sys.argv[2], sys.argv[3]
+paths = [p for p in [os.path.join(out, name + ".json")] + sorted(glob.glob(os.path.join(out, name + ".np*.json")))
+         if os.path.exists(p)]
+summary = json.loads(subprocess.run([bench, "summary", "--json", "-", "--"] + paths, check=True,
+                                    capture_output=True, text=True).stdout) if paths else {"files": []}
 rows = {}
-for path in [os.path.join(out, name + ".json")] + sorted(glob.glob(os.path.join(out, name + ".np*.json"))):
-    if not os.path.exists(path):
-        continue
-    for e in json.load(open(path))["benchmarks"]:
-        if e.get("aggregate_name") != "median" or e["family"] not in ("p2p/latency", "p2p/bandwidth"):
+for f in summary["files"]:
+    for c in f["cases"]:
+        labels = c["labels"]
+        if c["family"] not in ("p2p/latency", "p2p/bandwidth"):
             continue
-        who = f"{e['impl']} {e.get('placement', '')}".strip()
-        value = e["real_time"] if e["family"] == "p2p/latency" else e["bytes_per_second"] / 1e6
-        rows.setdefault(e["family"], {}).setdefault(who, {})[e["bytes"]] = value
+        who = f"{labels['impl']} {labels.get('placement', '')}".strip()
+        value = (c["real_time"]["median"] if c["family"] == "p2p/latency"
+                 else c["bytes_per_second"]["median"] / 1e6)
+        rows.setdefault(c["family"], {}).setdefault(who, {})[labels["bytes"]] = value
 def size(b):
     for unit, shift in (("M", 20), ("K", 10)):
         if b >= 1 << shift and b % (1 << shift) == 0:

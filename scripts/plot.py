@@ -16,17 +16,25 @@ family whose cases report bytes_per_second. --family names the families for
 both plots instead. Cases without a message size (`bytes`), such as
 communicator creation, are not plotted.
 
+The files are read by `ep-bench summary` (the reader and statistics that
+`ep-bench compare` uses), found as --ep-bench, $EP_BENCH, on PATH, or in a
+build directory of this repository (build*/tools/ep-bench/ep-bench).
+
 Needs matplotlib: Debian's package python3-matplotlib.
 """
 
 import argparse
+import glob
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 
 PROG = "plot.py"
 STREAMING = ("bandwidth", "msgrate")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class InputError(Exception):
@@ -53,9 +61,29 @@ def import_pyplot():
     return pyplot
 
 
-def expect(condition, path, pointer, what):
-    if not condition:
-        raise InputError(f"{path}: {pointer}: {what}")
+def find_ep_bench(given):
+    """The ep-bench that reads the files: the one given, $EP_BENCH, on PATH, or the newest build."""
+    for candidate in (given, os.environ.get("EP_BENCH"), shutil.which("ep-bench")):
+        if candidate:
+            return candidate
+    built = glob.glob(os.path.join(ROOT, "build*", "tools", "ep-bench", "ep-bench"))
+    if built:
+        return max(built, key=os.path.getmtime)
+    die("needs ep-bench to read result files: build it (cmake --build build --target ep-bench)"
+        " or name it with --ep-bench PATH", status=3)
+
+
+def summarize(ep_bench, paths):
+    """`ep-bench summary --json -` of the files: each file's context and case statistics."""
+    try:
+        done = subprocess.run([ep_bench, "summary", "--json", "-", "--"] + paths,
+                              capture_output=True, text=True)
+    except OSError as e:
+        die(f"cannot run {ep_bench}: {e.strerror}", status=3)
+    if done.returncode != 0:
+        message = done.stderr.strip() or f"{ep_bench} summary exited with {done.returncode}"
+        raise InputError(message.removeprefix("ep-bench summary: "))
+    return json.loads(done.stdout)["files"]
 
 
 def file_label(path, context):
@@ -81,49 +109,25 @@ def series_name(entry):
     return " ".join(parts)
 
 
-def load(path):
-    """{(family, series): {bytes: {"time": [...], "rate": [...]}}} and the file's label."""
-    try:
-        with open(path) as f:
-            document = json.load(f)
-    except OSError as e:
-        raise InputError(f"{path}: cannot open: {e.strerror}")
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not a JSON document: {e}")
-    expect(isinstance(document, dict), path, "/", "expected an object")
-    context = document.get("context", {})
-    expect(isinstance(context, dict), path, "/context", "expected an object")
-    benchmarks = document.get("benchmarks")
-    expect(isinstance(benchmarks, list), path, "/benchmarks", "expected an array")
-    repetitions, medians = {}, {}
-    for i, entry in enumerate(benchmarks):
-        pointer = f"/benchmarks/{i}"
-        expect(isinstance(entry, dict), path, pointer, "expected an object")
-        size = entry.get("bytes")
+def load(summary):
+    """{(family, series): {bytes: {"time": [...], "rate": [...]}}} and the file's label.
+
+    Each case contributes its medians; a case with no message size (`bytes`)
+    has nothing to put on the x axis.
+    """
+    points = {}
+    for case in summary["cases"]:
+        labels = case["labels"]
+        size = labels.get("bytes")
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-            continue  # no message size: nothing to put on the x axis
-        time = entry.get("real_time")
-        expect(isinstance(time, (int, float)) and not isinstance(time, bool), path,
-               f"{pointer}/real_time", "expected a number")
-        rate = entry.get("bytes_per_second")
-        expect(rate is None or isinstance(rate, (int, float)), path,
-               f"{pointer}/bytes_per_second", "expected a number")
-        run_type = entry.get("run_type", "iteration")
-        if run_type == "iteration":
-            target = repetitions
-        elif run_type == "aggregate" and entry.get("aggregate_name") == "median":
-            target = medians
-        else:
             continue
-        key = (entry.get("family", "?"), series_name(entry))
-        point = target.setdefault(key, {}).setdefault(size, {"time": [], "rate": []})
-        point["time"].append(float(time))
-        if rate is not None:
-            point["rate"].append(float(rate))
-    # Repetitions where the file has them; a file with aggregates only still plots.
-    for key, points in medians.items():
-        repetitions.setdefault(key, points)
-    return repetitions, file_label(path, context)
+        entry = dict(labels, family=case["family"])
+        key = (case["family"], series_name(entry))
+        point = points.setdefault(key, {}).setdefault(size, {"time": [], "rate": []})
+        point["time"].append(case["real_time"]["median"])
+        if "bytes_per_second" in case:
+            point["rate"].append(case["bytes_per_second"]["median"])
+    return points, file_label(summary["path"], summary["context"])
 
 
 def size_text(size):
@@ -204,10 +208,13 @@ def main():
                              " (default: %(default)s)")
     parser.add_argument("--family", action="append", default=[],
                         help="plot only this family (e.g. p2p/latency); repeat or use commas")
+    parser.add_argument("--ep-bench", metavar="PATH",
+                        help="the ep-bench that reads the files (default: $EP_BENCH, PATH,"
+                             " build*/ here)")
     args = parser.parse_args()
 
     try:
-        loaded = [load(path) for path in args.files]
+        loaded = [load(summary) for summary in summarize(find_ep_bench(args.ep_bench), args.files)]
     except InputError as e:
         die(str(e))
     available = sorted({family for data, _ in loaded for family, _ in data})

@@ -26,6 +26,7 @@
 #include "run.hpp"
 #include "split.hpp"
 #include "subcommand.hpp"
+#include "summary.hpp"
 
 namespace {
 
@@ -109,13 +110,14 @@ std::vector<ep::bench::Subcommand> subcommands(CLI::App& app) {
   return {ep::bench::setup_p2p(app),       ep::bench::setup_split(app),
           ep::bench::setup_intercomm(app), ep::bench::setup_merge(app),
           ep::bench::setup_bcast(app),     ep::bench::setup_allreduce(app),
-          ep::bench::setup_compare(app)};
+          ep::bench::setup_compare(app),   ep::bench::setup_summary(app)};
 }
 
 int ep_bench(int argc, char** argv) {
   CLI::App app{
       "ep-bench: benchmarks of libep endpoints, side by side with plain MPI processes and with "
-      "threads sharing an MPI rank. Run under mpirun; one rank prints. compare needs no mpirun.",
+      "threads sharing an MPI rank. Run under mpirun; one rank prints. compare and summary need no "
+      "mpirun.",
       "ep-bench"};
   app.require_subcommand(1);
   app.set_version_flag("--version",

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -91,10 +93,22 @@ bool is_layout(std::string_view key) {
   return std::ranges::any_of(layout_fields, [&](const char* f) { return key == f; });
 }
 
-// Adds one repetition (an entry with run_type "iteration") to its case.
-void add_repetition(ResultFile& file, std::map<std::string, std::size_t>& index, const Json& entry,
-                    const std::string& pointer) {
-  const std::string& path = file.path;
+// A rate (bytes_per_second, items_per_second) of an entry, when it is a
+// number: a rate is derived from real_time, which is checked.
+std::optional<double> rate(const Json& entry, const char* key) {
+  const auto it = entry.find(key);
+  if (it == entry.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+/// One entry, checked: the case it belongs to (without times) and its time
+/// in microseconds.
+struct Entry {
+  ResultCase c;
+  double time = 0;
+};
+
+Entry read_entry(const std::string& path, const std::string& pointer, const Json& entry) {
   const Json& name = *member(path, pointer, entry, "name", "a string", is_string);
   const Json* run_name = member(path, pointer, entry, "run_name", "a string", is_string, false);
   const Json* family = member(path, pointer, entry, "family", "a string", is_string, false);
@@ -105,7 +119,8 @@ void add_repetition(ResultFile& file, std::map<std::string, std::size_t>& index,
   const double scale =
       unit ? microseconds_per(path, pointer + "/time_unit", unit->get<std::string>()) : 1.0;
 
-  ResultCase c;
+  Entry e;
+  ResultCase& c = e.c;
   c.name = run_name ? run_name->get<std::string>() : name.get<std::string>();
   c.family = family ? family->get<std::string>() : std::string();
   nlohmann::json sorted_labels = nlohmann::json::object();  // sorted: the key ignores order
@@ -120,9 +135,38 @@ void add_repetition(ResultFile& file, std::map<std::string, std::size_t>& index,
     }
   }
   c.key = c.family + '\n' + c.name + '\n' + sorted_labels.dump();
-  auto [it, added] = index.try_emplace(c.key, file.cases.size());
-  if (added) file.cases.push_back(std::move(c));
-  file.cases[it->second].times.push_back(real.get<double>() * scale);
+  e.time = real.get<double>() * scale;
+  return e;
+}
+
+// Adds one repetition (an entry with run_type "iteration") to its case.
+void add_repetition(ResultFile& file, std::map<std::string, std::size_t>& index, const Json& entry,
+                    const std::string& pointer) {
+  Entry e = read_entry(file.path, pointer, entry);
+  auto [it, added] = index.try_emplace(e.c.key, file.cases.size());
+  if (added) file.cases.push_back(std::move(e.c));
+  ResultCase& c = file.cases[it->second];
+  c.times.push_back(e.time);
+  if (const auto bytes = rate(entry, "bytes_per_second")) c.bytes_per_second.push_back(*bytes);
+  if (const auto items = rate(entry, "items_per_second")) c.items_per_second.push_back(*items);
+}
+
+// A median aggregate, kept in case the file has no repetitions of its case.
+// Aggregates were never checked (they can be recomputed), so a malformed
+// one is passed over rather than refused.
+void add_median(std::vector<ResultCase>& medians, const std::string& path,
+                const std::string& pointer, const Json& entry) {
+  const auto aggregate = entry.find("aggregate_name");
+  if (aggregate == entry.end() || *aggregate != "median") return;
+  try {
+    Entry e = read_entry(path, pointer, entry);
+    e.c.from_aggregates = true;
+    e.c.times = {e.time};
+    if (const auto bytes = rate(entry, "bytes_per_second")) e.c.bytes_per_second = {*bytes};
+    if (const auto items = rate(entry, "items_per_second")) e.c.items_per_second = {*items};
+    medians.push_back(std::move(e.c));
+  } catch (const ResultFileError&) {
+  }
 }
 
 }  // namespace
@@ -146,6 +190,8 @@ ResultFile load_result_file(const std::string& path) {
   file.context = *member(path, "", document, "context", "an object", is_object);
   const Json& benchmarks = *member(path, "", document, "benchmarks", "an array", is_array);
   std::map<std::string, std::size_t> index;
+  std::vector<ResultCase> medians;
+  std::set<std::string> median_index;
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {
     const std::string pointer = fmt::format("/benchmarks/{}", i);
     const Json& entry = benchmarks[i];
@@ -153,9 +199,21 @@ ResultFile load_result_file(const std::string& path) {
       bad(path, pointer, fmt::format("expected an object, found {}", describe_type(entry)));
     const Json* run_type = member(path, pointer, entry, "run_type", "a string", is_string, false);
     // Aggregates are recomputed from the repetitions, which the U test needs anyway.
-    if (run_type && *run_type != "iteration") continue;
+    if (run_type && *run_type != "iteration") {
+      if (*run_type == "aggregate") add_median(medians, path, pointer, entry);
+      continue;
+    }
     add_repetition(file, index, entry, pointer);
   }
+  for (ResultCase& c : file.cases) {  // a rate counts when every repetition has it
+    if (c.bytes_per_second.size() != c.times.size()) c.bytes_per_second.clear();
+    if (c.items_per_second.size() != c.times.size()) c.items_per_second.clear();
+  }
+  for (ResultCase& m : medians)
+    if (!index.contains(m.key) && !median_index.contains(m.key)) {
+      median_index.insert(m.key);
+      file.median_only.push_back(std::move(m));
+    }
   return file;
 }
 

@@ -31,16 +31,27 @@ struct ResultCase {
   nlohmann::ordered_json labels = nlohmann::ordered_json::object();  ///< impl, bytes, ...
   nlohmann::ordered_json layout = nlohmann::ordered_json::object();  ///< suite files' entries
   std::vector<double> times;  ///< real_time of each repetition, in microseconds
+  /// The rates of each repetition, when every repetition reports them.
+  std::vector<double> bytes_per_second;
+  std::vector<double> items_per_second;
+  /// The file has no repetitions of this case, only aggregates: `times`
+  /// holds its median (and the rates theirs).
+  bool from_aggregates = false;
 };
 
 struct ResultFile {
   std::string path;
   nlohmann::ordered_json context;
   std::vector<ResultCase> cases;  ///< in the order they first appear
+  /// Cases with aggregates only (as google/benchmark writes with
+  /// --benchmark_report_aggregates_only): read for summaries, never
+  /// compared, since one median is no sample.
+  std::vector<ResultCase> median_only;
 };
 
 /// Reads `path`. Repetitions (run_type "iteration", or none) make the cases;
-/// aggregates are skipped, since they can be recomputed from the repetitions.
+/// aggregates are skipped, since they can be recomputed from the repetitions,
+/// except the median of a case that has no repetitions (median_only).
 /// The parameters of a case are the entry's string, integer and boolean
 /// fields other than measurements and bookkeeping (real_time, iterations,
 /// repetition_index, ...) and layout fields. Throws ResultFileError.

@@ -1,0 +1,81 @@
+#include "summary.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "case_summary.hpp"
+#include "report.hpp"
+#include "result_file.hpp"
+
+namespace ep::bench {
+
+namespace {
+
+constexpr const char* help_footer = R"(
+For each case of each file (a benchmark at one set of parameters): its
+labels, how many repetitions the file has, and the median, mean, min, max,
+p90 and standard deviation of real_time (us) and, where the case reports
+them, of bytes_per_second and items_per_second. A case whose file holds only
+aggregates is summarised by its median (from_aggregates). The JSON is what
+scripts/plot.py plots:
+  {"files": [{"path", "context", "time_unit": "us",
+              "cases": [{"name", "family", "labels", "layout", "repetitions",
+                         "from_aggregates", "real_time": {"median", ...},
+                         "bytes_per_second": {...}}]}]}
+Runs without MPI: no mpirun needed.
+
+Examples:
+  ep-bench summary results/openmpi-4.1.4/standard.json
+  ep-bench summary a.json b.json --json -)";
+
+int summarize_files(const SummaryOptions& o) {
+  std::vector<results::ResultFile> files;
+  for (const auto& path : o.files) files.push_back(results::load_result_file(path));
+  if (o.json_path.empty()) {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (i > 0) fmt::print("\n");
+      results::print_summary(stdout, files[i]);
+    }
+    return 0;
+  }
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& file : files) list.push_back(results::summary_json(file));
+  try {
+    write_json(o.json_path, {{"files", std::move(list)}});
+  } catch (const std::runtime_error& e) {
+    throw results::ResultFileError(e.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand setup_summary(CLI::App& parent) {
+  auto options = std::make_shared<SummaryOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "summary", "Statistics of every case of result files, as a table or JSON (for plots)");
+  app->add_option("files", options->files, "Result files (--json of a benchmark)")->required();
+  app->add_option("--json", options->json_path,
+                  "Write JSON to FILE ('-': stdout) instead of tables")
+      ->type_name("FILE");
+  app->footer(help_footer);
+  Subcommand command{app, [] { return 0; },
+                     [options](const Invocation&) { return run_summary(*options); }};
+  command.needs_mpi = false;
+  return command;
+}
+
+int run_summary(const SummaryOptions& options) {
+  try {
+    return summarize_files(options);
+  } catch (const results::ResultFileError& e) {
+    fmt::print(stderr, "ep-bench summary: {}\n", e.what());
+    return exit_usage;
+  }
+}
+
+}  // namespace ep::bench
