@@ -18,61 +18,20 @@ Two kinds of test, chosen by the options:
     The same for a run that must succeed (--help, --version).
 
 The launch is bounded by --timeout; on expiry its whole process group is
-killed so that no rank keeps spinning on the machine.
+killed so that no rank keeps spinning on the machine (suites/harness/
+tool_test.py, which every tool test runner shares).
 """
 
 import argparse
-import json
 import os
-import signal
-import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import tool_test  # noqa: E402
+from tool_test import fail  # noqa: E402
+
 AGGREGATES = ["median", "mean", "min", "max", "p90", "stddev"]
-
-
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def launch(args):
-    command = [args.launcher, "-np", str(args.np)] + args.command
-    print("+", " ".join(command), file=sys.stderr)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        sys.stderr.write(out + err)
-        fail(f"no result after {args.timeout} s; the job was killed")
-    sys.stderr.write(err)
-    return process.returncode, out, err
-
-
-def check_schema(document, schema_path):
-    with open(schema_path) as f:
-        schema = json.load(f)
-    try:
-        import jsonschema
-    except ImportError:
-        # Without the validator, at least every required key must be there.
-        required_context = schema["definitions"]["context"]["required"]
-        required_entry = schema["definitions"]["entry"]["required"]
-        missing = [k for k in required_context if k not in document.get("context", {})]
-        if missing:
-            fail(f"context lacks {missing}")
-        for entry in document.get("benchmarks", []):
-            missing = [k for k in required_entry if k not in entry]
-            if missing:
-                fail(f"entry {entry.get('name')} lacks {missing}")
-        return
-    try:
-        jsonschema.validate(document, schema)
-    except jsonschema.ValidationError as e:
-        fail(f"result does not match {schema_path}: {e.message} at {list(e.absolute_path)}")
 
 
 def check_series(document, families, sizes, repetitions):
@@ -100,19 +59,11 @@ def check_series(document, families, sizes, repetitions):
 
 
 def check_success(args, code, out, err):
-    if code != 0:
-        fail(f"exit status {code}, expected 0")
-    text = out if args.json == "-" else open(args.json).read()
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        fail(f"{'stdout' if args.json == '-' else args.json} is not JSON: {e}")
-    check_schema(document, args.schema)
+    tool_test.expect_status(code, 0)
+    document = tool_test.load_json(args.json, out)
+    tool_test.check_result_schema(document, args.schema)
     context = document["context"]
-    for pair in args.expect:
-        key, value = pair.split("=", 1)
-        if str(context.get(key)) != value:
-            fail(f"context.{key} is {context.get(key)!r}, expected {value}")
+    tool_test.check_context(context, args.expect)
     if context["processes"] != args.np:
         fail(f"context.processes is {context['processes']}, expected {args.np}")
     repetitions = context["repetitions"]
@@ -126,22 +77,9 @@ def check_success(args, code, out, err):
             fail(f"the {family} table title appears {titles} times, expected once")
 
 
-def check_output(texts, out, err):
-    """Every text appears in the output, the first exactly once."""
-    output = out + err
-    for text in texts:
-        if text not in output:
-            fail(f"output does not contain {text!r}")
-    count = output.count(texts[0])
-    if count != 1:
-        fail(f"{texts[0]!r} printed {count} times, expected once (one rank)")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launcher", required=True)
-    parser.add_argument("--np", type=int, required=True)
-    parser.add_argument("--timeout", type=float, default=120)
+    tool_test.add_command_arguments(parser, launcher=True)
     parser.add_argument("--schema")
     parser.add_argument("--json", help="where the run writes its JSON ('-': stdout)")
     parser.add_argument("--expect", action="append", default=[], help="context KEY=VALUE")
@@ -151,26 +89,20 @@ def main():
                         help="the run must fail and print TEXT")
     parser.add_argument("--output", action="append", default=[],
                         help="the run must succeed and print TEXT")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    if args.command[:1] == ["--"]:
-        args.command = args.command[1:]
-    if not args.command:
-        parser.error("give the ep-bench command after --")
+    command = tool_test.command_of(parser, args, "ep-bench")
     if not args.fail and not args.output and not (args.json and args.schema):
         parser.error("a success test needs --json and --schema")
-    if args.json and args.json != "-" and os.path.exists(args.json):
-        os.remove(args.json)  # a stale file must not pass for this run's
+    tool_test.remove_stale(args.json)
 
-    code, out, err = launch(args)
+    code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np)
     if args.fail:
         if code == 0:
             fail("exit status 0, expected a failure")
-        check_output(args.fail, out, err)
+        tool_test.check_output(args.fail, out, err)
     elif args.output:
-        if code != 0:
-            fail(f"exit status {code}, expected 0")
-        check_output(args.output, out, err)
+        tool_test.expect_status(code, 0)
+        tool_test.check_output(args.output, out, err)
     else:
         check_success(args, code, out, err)
     print("PASS")

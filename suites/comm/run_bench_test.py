@@ -12,59 +12,20 @@ Context KEY=VALUE pairs must hold. The
 launch is bounded by --timeout and its process group killed on expiry.
 
 Without the jsonschema module only the required keys are checked (said on
-stderr).
+stderr). Launching and the checks are suites/harness/tool_test.py's.
 """
 
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import tool_test  # noqa: E402
+from tool_test import fail  # noqa: E402
+
 AGGREGATES = {"median", "mean", "min", "max", "p90", "stddev"}
-
-
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def launch(args):
-    command = [args.launcher, "-np", str(args.np)] + args.command
-    print("+", " ".join(command), file=sys.stderr)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        sys.stderr.write(out + err)
-        fail(f"no result after {args.timeout} s; the job was killed")
-    sys.stderr.write(out + err)
-    return process.returncode
-
-
-def validate(document, schema_path):
-    with open(schema_path) as f:
-        schema = json.load(f)
-    try:
-        import jsonschema
-    except ImportError:
-        print("note: jsonschema is not installed; required keys only", file=sys.stderr)
-        for key in schema["definitions"]["context"]["required"]:
-            if key not in document["context"]:
-                fail(f"context lacks {key}")
-        for entry in document["benchmarks"]:
-            for key in schema["definitions"]["entry"]["required"]:
-                if key not in entry:
-                    fail(f"{entry.get('name')} lacks {key}")
-        return
-    try:
-        jsonschema.validate(document, schema)
-    except jsonschema.ValidationError as e:
-        fail(f"does not match {schema_path}: {e.message} at {list(e.absolute_path)}")
 
 
 def check_series(document, names):
@@ -91,29 +52,21 @@ def check_series(document, names):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launcher", required=True)
-    parser.add_argument("--np", type=int, required=True)
-    parser.add_argument("--timeout", type=float, default=120)
+    tool_test.add_command_arguments(parser, launcher=True)
     parser.add_argument("--schema", required=True)
     parser.add_argument("--json", required=True)
     parser.add_argument("--series", action="append", default=[])
     parser.add_argument("--expect", action="append", default=[])
-    parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    if args.command[:1] == ["--"]:
-        args.command = args.command[1:]
-    if os.path.exists(args.json):
-        os.remove(args.json)
-    code = launch(args)
+    command = tool_test.command_of(parser, args, "ep-bench")
+    tool_test.remove_stale(args.json)
+    code, _, _ = tool_test.launch(command, args.timeout, args.launcher, args.np)
     if code != 0:
         fail(f"exit status {code}")
     with open(args.json) as f:
         document = json.load(f)
-    validate(document, args.schema)
-    for pair in args.expect:
-        key, value = pair.split("=", 1)
-        if str(document["context"].get(key)) != value:
-            fail(f"context.{key} is {document['context'].get(key)!r}, expected {value}")
+    tool_test.check_result_schema(document, args.schema)
+    tool_test.check_context(document["context"], args.expect)
     check_series(document, args.series)
     print("PASS")
 

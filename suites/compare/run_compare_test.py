@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Runs `ep-bench compare` (no MPI launcher: it reads files only) and checks it.
+"""Runs `ep-bench compare` or `summary` (no MPI launcher: they read files only) and checks it.
 
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
       [--timeout S] -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
-the first exactly once (the checks of ../cli/run_cli_test.py, reused); no
---absent TEXT may be. With --json, the diff written there ('-': stdout) must
+the first exactly once; no --absent TEXT may be (the checks of
+suites/harness/tool_test.py). With --json, the diff written there ('-': stdout) must
 have the documented shape, the first comparison's case NAME the verdict
 VERDICT, and the summary KEY the value VALUE (JSON).
 """
@@ -15,34 +15,20 @@ VERDICT, and the summary KEY the value VALUE (JSON).
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
-import run_cli_test as cli  # noqa: E402  (fail, check_output)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import tool_test  # noqa: E402
+from tool_test import fail  # noqa: E402
 
 VERDICTS = {"regression", "improvement", "not significant", "unchanged"}
-
-
-def run(command, timeout):
-    print("+", " ".join(command), file=sys.stderr)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        cli.fail(f"no result after {timeout} s; killed")
-    sys.stderr.write(out + err)
-    return process.returncode, out, err
 
 
 def require(document, keys, where):
     for key in keys:
         if key not in document:
-            cli.fail(f"diff JSON: {where} lacks {key!r}")
+            fail(f"diff JSON: {where} lacks {key!r}")
 
 
 def check_shape(document):
@@ -63,65 +49,52 @@ def check_shape(document):
                 require(case[side], ["repetitions", "median", "mean", "min", "max",
                                      "real_time"], f"{name}.{side}")
                 if len(case[side]["real_time"]) != case[side]["repetitions"]:
-                    cli.fail(f"{name}.{side}: real_time does not hold every repetition")
+                    fail(f"{name}.{side}: real_time does not hold every repetition")
             if not 0 <= case["p_value"] <= 1:
-                cli.fail(f"{name}: p_value {case['p_value']} outside [0, 1]")
+                fail(f"{name}: p_value {case['p_value']} outside [0, 1]")
             if case["verdict"] not in VERDICTS:
-                cli.fail(f"{name}: verdict {case['verdict']!r} not in {sorted(VERDICTS)}")
+                fail(f"{name}: verdict {case['verdict']!r} not in {sorted(VERDICTS)}")
             expected = case["new"]["median"] / case["old"]["median"] - 1
             if abs(case["change"] - expected) > 1e-9:
-                cli.fail(f"{name}: change {case['change']}, medians say {expected}")
+                fail(f"{name}: change {case['change']}, medians say {expected}")
         for mean in comparison["geomeans"]:
             require(mean, ["family", "ratio", "change", "cases"], f"{where} geomean")
 
 
 def check_json(args, out):
-    text = out if args.json == "-" else open(args.json).read()
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        cli.fail(f"{args.json}: not JSON: {e}")
+    document = tool_test.load_json(args.json, out)
     check_shape(document)
     cases = {c["name"]: c for c in document["comparisons"][0]["cases"]}
     for spec in args.case:
         name, verdict = spec.rsplit("=", 1)
         if name not in cases:
-            cli.fail(f"diff JSON: no case {name!r}; it has {sorted(cases)}")
+            fail(f"diff JSON: no case {name!r}; it has {sorted(cases)}")
         if cases[name]["verdict"] != verdict:
-            cli.fail(f"diff JSON: case {name} is {cases[name]['verdict']!r}, expected {verdict!r}")
+            fail(f"diff JSON: case {name} is {cases[name]['verdict']!r}, expected {verdict!r}")
     for spec in args.summary:
         key, value = spec.split("=", 1)
         if document["summary"].get(key) != json.loads(value):
-            cli.fail(f"diff JSON: summary.{key} is {document['summary'].get(key)!r}, "
+            fail(f"diff JSON: summary.{key} is {document['summary'].get(key)!r}, "
                      f"expected {value}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    tool_test.add_command_arguments(parser)
     parser.add_argument("--status", type=int, required=True)
     parser.add_argument("--output", action="append", default=[])
     parser.add_argument("--absent", action="append", default=[])
     parser.add_argument("--json")
     parser.add_argument("--case", action="append", default=[])
     parser.add_argument("--summary", action="append", default=[])
-    parser.add_argument("--timeout", type=float, default=30)
-    parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    if args.command[:1] == ["--"]:
-        args.command = args.command[1:]
-    if not args.command:
-        parser.error("give the ep-bench command after --")
-    if args.json and args.json != "-" and os.path.exists(args.json):
-        os.remove(args.json)  # a stale file must not pass for this run's
+    command = tool_test.command_of(parser, args, "ep-bench")
+    tool_test.remove_stale(args.json)
 
-    code, out, err = run(args.command, args.timeout)
-    if code != args.status:
-        cli.fail(f"exit status {code}, expected {args.status}")
-    if args.output:
-        cli.check_output(args.output, out, err)
-    for text in args.absent:
-        if text in out + err:
-            cli.fail(f"output contains {text!r}")
+    code, out, err = tool_test.launch(command, args.timeout)
+    tool_test.expect_status(code, args.status)
+    tool_test.check_output(args.output, out, err)
+    tool_test.check_absent(args.absent, out, err)
     if args.json:
         check_json(args, out)
     print("PASS")

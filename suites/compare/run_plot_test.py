@@ -2,7 +2,7 @@
 """Runs scripts/plot.py and checks what it writes or says.
 
   run_plot_test.py --plot plot.py --python P [--python Q ...] --out PREFIX
-      [--svg-text TEXT ...] -- RESULT.json ...
+      [--svg-text TEXT ...] [--timeout S] -- RESULT.json ...
     Plots with the first interpreter that has matplotlib, or skips (exit
     status 77) when none has. PREFIX-{latency,bandwidth}.{svg,png} must be
     well-formed SVG and PNG; every TEXT must be in an SVG (legend labels).
@@ -15,34 +15,19 @@
 
 import argparse
 import os
-import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import tool_test  # noqa: E402
+from tool_test import fail  # noqa: E402
+
 SKIP = 77
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def run(command, env=None, timeout=120):
-    print("+", " ".join(command), file=sys.stderr)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env, start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        fail(f"no result after {timeout} s; killed")
-    sys.stderr.write(out + err)
-    return process.returncode, out, err
 
 
 def has_matplotlib(python):
@@ -86,9 +71,8 @@ def plot_and_check(args):
     for path in outputs:
         if os.path.exists(path):
             os.remove(path)  # a stale file must not pass for this run's
-    code, out, _ = run([python, args.plot, "-o", args.out] + args.rest)
-    if code != 0:
-        fail(f"exit status {code}, expected 0")
+    code, out, _ = tool_test.launch([python, args.plot, "-o", args.out] + args.rest, args.timeout)
+    tool_test.expect_status(code, 0)
     svg_text = ""
     for path in outputs:
         if not os.path.exists(path):
@@ -112,16 +96,15 @@ def run_and_expect(args):
             with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
                 f.write("raise ImportError('No module named matplotlib (hidden by the test)')\n")
             env["PYTHONPATH"] = fake + os.pathsep + env.get("PYTHONPATH", "")
-        code, out, err = run([args.python[0], args.plot] + args.rest, env=env)
-    if code != args.status:
-        fail(f"exit status {code}, expected {args.status}")
-    for text in args.output:
-        if text not in out + err:
-            fail(f"output does not contain {text!r}")
+        code, out, err = tool_test.launch([args.python[0], args.plot] + args.rest, args.timeout,
+                                          env=env)
+    tool_test.expect_status(code, args.status)
+    tool_test.check_output(args.output, out, err, once=False)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    tool_test.add_command_arguments(parser)
     parser.add_argument("--plot", required=True)
     parser.add_argument("--python", action="append", required=True)
     parser.add_argument("--out")
@@ -129,10 +112,8 @@ def main():
     parser.add_argument("--status", type=int)
     parser.add_argument("--output", action="append", default=[])
     parser.add_argument("--hide-matplotlib", action="store_true")
-    parser.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    if args.rest[:1] == ["--"]:
-        args.rest = args.rest[1:]
+    args.rest = tool_test.command_of(parser, args, "plot.py")
     if args.status is not None:
         run_and_expect(args)
     elif args.out:

@@ -26,7 +26,8 @@
 
 Schema validation uses the jsonschema module (Draft 2020-12) when it is
 installed; without it only the required fields of the documents are checked,
-which the output says.
+which the output says. Launching and the output checks are
+suites/harness/tool_test.py's.
 """
 
 import argparse
@@ -36,35 +37,21 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import tool_test  # noqa: E402
+from tool_test import fail  # noqa: E402
 
 ID = re.compile(r"\bw\d+c\d+\b")
 
 
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
 def launch(args, command, env=None, np=None):
-    np = args.np if np is None else np
-    full = ([args.launcher, "-np", str(np)] if np > 0 else []) + command
-    print("+", " ".join(full), file=sys.stderr)
-    process = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, env=env)
-    try:
-        out, err = process.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        sys.stderr.write(out + err)
-        fail(f"no result after {args.timeout} s; the job was killed")
-    sys.stderr.write(err)
-    return process.returncode, out, err
+    return tool_test.launch(command, args.timeout, args.launcher, args.np if np is None else np,
+                            env=env)
 
 
 # --- schema --------------------------------------------------------------------
@@ -168,15 +155,8 @@ def golden_test(args):
 
 def fail_test(args):
     code, out, err = launch(args, args.command)
-    if code != args.status:
-        fail(f"exit status {code}, expected {args.status}")
-    output = out + err
-    for text in args.fail:
-        if text not in output:
-            fail(f"output does not contain {text!r}")
-    count = output.count(args.fail[0])
-    if count != 1:
-        fail(f"{args.fail[0]!r} printed {count} times, expected once (one rank)")
+    tool_test.expect_status(code, args.status)
+    tool_test.check_output(args.fail, out, err)
 
 
 def corrupt(directory, kind):
@@ -266,9 +246,7 @@ def compare_with_dumps(scenario, read):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launcher", required=True)
-    parser.add_argument("--np", type=int, required=True)
-    parser.add_argument("--timeout", type=float, default=60)
+    tool_test.add_command_arguments(parser, launcher=True)
     parser.add_argument("--schema")
     parser.add_argument("--golden")
     parser.add_argument("--table", action="store_true", help="the golden output is a table")
@@ -276,12 +254,8 @@ def main():
     parser.add_argument("--status", type=int, default=2)
     parser.add_argument("--dump", action="store_true")
     parser.add_argument("--corrupt", choices=["local-rank", "disagree", "missing", "foreign"])
-    parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    if args.command[:1] == ["--"]:
-        args.command = args.command[1:]
-    if not args.command:
-        parser.error("give the ep-inspect command after --")
+    args.command = tool_test.command_of(parser, args, "ep-inspect")
     if args.dump:
         dump_test(args, args.command[0])
     elif args.golden:

@@ -15,22 +15,18 @@ has benchmark entries, each --no-entries NAME none; with --all-noisy every
 entry is marked noisy and carries a hint. With --csv, the file starts with
 the header and has N rows.
 
-Launching, the timeout and the schema check are suites/cli/run_cli_test.py's.
+Launching, the timeout and the schema check are suites/harness/tool_test.py's.
 """
 
 import argparse
 import csv
-import importlib.util
-import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location(
-    "run_cli_test", os.path.join(HERE, "..", "cli", "run_cli_test.py"))
-cli = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(cli)
-fail = cli.fail
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import tool_test  # noqa: E402
+from tool_test import fail  # noqa: E402
 
 CSV_HEADER = ["case", "name", "family", "impl", "ranks", "processes", "bytes", "iterations",
               "repetitions", "time_unit", "min", "median", "mean", "p90", "max", "stddev",
@@ -39,14 +35,8 @@ CSV_HEADER = ["case", "name", "family", "impl", "ranks", "processes", "bytes", "
 
 
 def check_json(args):
-    if not os.path.exists(args.json):
-        fail(f"{args.json} was not written")
-    with open(args.json) as f:
-        try:
-            document = json.load(f)
-        except json.JSONDecodeError as e:
-            fail(f"{args.json} is not JSON: {e}")
-    cli.check_schema(document, args.schema)
+    document = tool_test.load_json(args.json, "")
+    tool_test.check_result_schema(document, args.schema)
     context = document["context"]
     if context.get("subcommand") != "run":
         fail(f"context.subcommand is {context.get('subcommand')!r}, expected 'run'")
@@ -90,9 +80,7 @@ def check_csv(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launcher", required=True)
-    parser.add_argument("--np", type=int, required=True)
-    parser.add_argument("--timeout", type=float, default=120)
+    tool_test.add_command_arguments(parser, launcher=True)
     parser.add_argument("--status", type=int, default=0)
     parser.add_argument("--text", action="append", default=[])
     parser.add_argument("--no-text", action="append", default=[])
@@ -104,25 +92,14 @@ def main():
     parser.add_argument("--all-noisy", action="store_true")
     parser.add_argument("--csv")
     parser.add_argument("--csv-rows", type=int)
-    parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    if args.command[:1] == ["--"]:
-        args.command = args.command[1:]
-    if not args.command:
-        parser.error("give the ep-bench command after --")
-    for path in (args.json, args.csv):
-        if path and os.path.exists(path):
-            os.remove(path)  # a stale file must not pass for this run's
+    command = tool_test.command_of(parser, args, "ep-bench")
+    tool_test.remove_stale(args.json, args.csv)
 
-    code, out, err = cli.launch(args)
-    sys.stderr.write(out)
-    if code != args.status:
-        fail(f"exit status {code}, expected {args.status}")
-    if args.text:
-        cli.check_output(args.text, out, err)
-    for text in args.no_text:
-        if text in out + err:
-            fail(f"output contains {text!r}")
+    code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np)
+    tool_test.expect_status(code, args.status)
+    tool_test.check_output(args.text, out, err)
+    tool_test.check_absent(args.no_text, out, err)
     if args.json:
         check_json(args)
     if args.csv:

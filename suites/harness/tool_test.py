@@ -1,0 +1,143 @@
+"""What the command-line tests of ep-bench and ep-inspect share: running a
+tool (under the MPI launcher or alone) within a time limit, and the checks
+every runner makes of what it printed or wrote.
+
+The runners (suites/cli/run_cli_test.py, suites/comm/run_bench_test.py,
+suites/compare/run_compare_test.py and run_plot_test.py,
+suites/runsuite/run_suite_test.py, suites/inspect/run_inspect_test.py) import
+it from here:
+
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "harness"))
+    import tool_test
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+
+
+def fail(message):
+    """Ends the test: FAIL and why, exit status 1."""
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def add_command_arguments(parser, launcher=False):
+    """--timeout, the launcher's options if the tool runs under MPI, and the
+    tool's command line after '--'."""
+    if launcher:
+        parser.add_argument("--launcher", required=True)
+        parser.add_argument("--np", type=int, required=True,
+                            help="processes; 0 runs the tool without the launcher")
+    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("command", nargs=argparse.REMAINDER,
+                        help="the tool's command line, after --")
+
+
+def command_of(parser, args, tool="the tool"):
+    """The command after '--', which must be there."""
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error(f"give {tool}'s command line after --")
+    return command
+
+
+def launch(command, timeout, launcher=None, np=0, env=None):
+    """Runs `command` (under `launcher -np np` when np > 0) and returns
+    (exit status, stdout, stderr), both echoed to stderr for the test log.
+    On expiry the whole process group is killed, so that no rank keeps
+    spinning on the machine, and the test fails."""
+    full = ([launcher, "-np", str(np)] if launcher and np > 0 else []) + list(command)
+    print("+", " ".join(full), file=sys.stderr)
+    process = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        sys.stderr.write(out + err)
+        fail(f"no result after {timeout} s; the job was killed")
+    sys.stderr.write(out + err)
+    return process.returncode, out, err
+
+
+def remove_stale(*paths):
+    """Removes old outputs, so that a stale file cannot pass for this run's."""
+    for path in paths:
+        if path and path != "-" and os.path.exists(path):
+            os.remove(path)
+
+
+def expect_status(code, expected):
+    if code != expected:
+        fail(f"exit status {code}, expected {expected}")
+
+
+def check_output(texts, out, err, once=True):
+    """Every text is in the output; the first exactly once (one rank prints,
+    not all of them) unless `once` is False."""
+    output = out + err
+    for text in texts:
+        if text not in output:
+            fail(f"output does not contain {text!r}")
+    if once and texts:
+        count = output.count(texts[0])
+        if count != 1:
+            fail(f"{texts[0]!r} printed {count} times, expected once (one rank)")
+
+
+def check_absent(texts, out, err):
+    for text in texts:
+        if text in out + err:
+            fail(f"output contains {text!r}")
+
+
+def load_json(path_or_dash, out):
+    """The JSON a run wrote to a file, or to stdout for '-'."""
+    where = "stdout" if path_or_dash == "-" else path_or_dash
+    if path_or_dash != "-" and not os.path.exists(path_or_dash):
+        fail(f"{path_or_dash} was not written")
+    try:
+        text = out if path_or_dash == "-" else open(path_or_dash).read()
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        fail(f"{where} is not JSON: {e}")
+
+
+def check_result_schema(document, schema_path):
+    """An ep-bench result file against tools/ep-bench/result.schema.json.
+    Without the jsonschema module, at least every required key must be
+    there (said on stderr)."""
+    with open(schema_path) as f:
+        schema = json.load(f)
+    try:
+        import jsonschema
+    except ImportError:
+        print("note: jsonschema is not installed; required keys only", file=sys.stderr)
+        missing = [k for k in schema["definitions"]["context"]["required"]
+                   if k not in document.get("context", {})]
+        if missing:
+            fail(f"context lacks {missing}")
+        for entry in document.get("benchmarks", []):
+            missing = [k for k in schema["definitions"]["entry"]["required"] if k not in entry]
+            if missing:
+                fail(f"entry {entry.get('name')} lacks {missing}")
+        return
+    try:
+        jsonschema.validate(document, schema)
+    except jsonschema.ValidationError as e:
+        fail(f"result does not match {schema_path}: {e.message} at {list(e.absolute_path)}")
+
+
+def check_context(context, pairs):
+    """Each KEY=VALUE holds in the context (values compared as text)."""
+    for pair in pairs:
+        key, value = pair.split("=", 1)
+        if str(context.get(key)) != value:
+            fail(f"context.{key} is {context.get(key)!r}, expected {value}")
