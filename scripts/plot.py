@@ -17,8 +17,8 @@ both plots instead. Cases without a message size (`bytes`), such as
 communicator creation, are not plotted.
 
 The files are read by `ep-bench summary` (the reader and statistics that
-`ep-bench compare` uses), found as --ep-bench, $EP_BENCH, on PATH, or in a
-build directory of this repository (build*/tools/ep-bench/ep-bench).
+`ep-bench compare` uses), found as --ep-bench, on PATH, or in a build
+directory of this repository (the newest build*/tools/ep-bench/ep-bench).
 
 Needs matplotlib: Debian's package python3-matplotlib.
 """
@@ -62,8 +62,8 @@ def import_pyplot():
 
 
 def find_ep_bench(given):
-    """The ep-bench that reads the files: the one given, $EP_BENCH, on PATH, or the newest build."""
-    for candidate in (given, os.environ.get("EP_BENCH"), shutil.which("ep-bench")):
+    """The ep-bench that reads the files: the one given, on PATH, or the newest build."""
+    for candidate in (given, shutil.which("ep-bench")):
         if candidate:
             return candidate
     built = glob.glob(os.path.join(ROOT, "build*", "tools", "ep-bench", "ep-bench"))
@@ -209,8 +209,8 @@ def main():
     parser.add_argument("--family", action="append", default=[],
                         help="plot only this family (e.g. p2p/latency); repeat or use commas")
     parser.add_argument("--ep-bench", metavar="PATH",
-                        help="the ep-bench that reads the files (default: $EP_BENCH, PATH,"
-                             " build*/ here)")
+                        help="the ep-bench that reads the files (default: on PATH, else the"
+                             " newest build*/ here)")
     args = parser.parse_args()
 
     try:
