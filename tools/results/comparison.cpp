@@ -227,23 +227,27 @@ std::string shown_case(const ResultCase& c) {
 }
 
 // The key that pairs a case within one file: its family and its labels
-// but those left out.
+// but those left out (the family too, when a filter names it).
 std::string pairing_key(const ResultCase& c, const std::vector<std::string>& left_out) {
+  const auto kept = [&](const std::string& key) {
+    return std::ranges::find(left_out, key) == left_out.end();
+  };
   nlohmann::json labels = nlohmann::json::object();  // sorted: the key ignores order
   for (const auto& [key, value] : c.labels.items())
-    if (std::ranges::find(left_out, key) == left_out.end()) labels[key] = value;
-  return c.family + '\n' + labels.dump();
+    if (kept(key)) labels[key] = value;
+  return (kept("family") ? c.family : std::string()) + '\n' + labels.dump();
 }
 
 // Which one more label, left out, would pair the most of the cases that
 // found no partner: a hint for cases that differ in, say, their ranks.
 void find_blocking_label(Comparison& c) {
   std::vector<std::string> candidates;
-  for (const ResultCase* x : c.only_old)
-    for (const auto& [key, value] : x->labels.items())
-      if (std::ranges::find(c.paired_without, key) == c.paired_without.end() &&
-          std::ranges::find(candidates, key) == candidates.end())
-        candidates.push_back(key);
+  for (const auto* side : {&c.only_old, &c.only_new})
+    for (const ResultCase* x : *side)
+      for (const auto& [key, value] : x->labels.items())
+        if (std::ranges::find(c.paired_without, key) == c.paired_without.end() &&
+            std::ranges::find(candidates, key) == candidates.end())
+          candidates.push_back(key);
   for (const std::string& label : candidates) {
     std::vector<std::string> left_out = c.paired_without;
     left_out.push_back(label);

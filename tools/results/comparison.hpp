@@ -122,7 +122,7 @@ struct CaseFilter {
 };
 
 /// A case's value for `key` as a filter compares it: strings as they are,
-/// numbers and booleans as JSON writes them; nullptr when the case has no
+/// numbers and booleans as JSON writes them; nullopt when the case has no
 /// such label.
 std::optional<std::string> label_text(const ResultCase& c, const std::string& key);
 

@@ -137,7 +137,7 @@ void print_comparison(std::FILE* out, const Comparison& c, const CompareSettings
     fmt::print(out,
                "ep-bench compare: in {}, {} (contender) against {} (baseline); median "
                "real_time in us, lower is better\n"
-               "cases paired by family and labels, without {}\n",
+               "cases paired by family and labels, leaving out {}\n",
                c.old_side.file->path, c.new_side.name, c.old_side.name, without);
   } else {
     fmt::print(out,
