@@ -104,8 +104,8 @@ int Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, Win win);
 /// As MPI_Fetch_and_op: one element of a predefined datatype.
-int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
-                 int target_rank, MPI_Aint target_disp, MPI_Op op, Win win);
+int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                 MPI_Aint target_disp, MPI_Op op, Win win);
 /// As MPI_Compare_and_swap: one element of an integer, logical or byte
 /// datatype.
 int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
