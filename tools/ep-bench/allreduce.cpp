@@ -13,7 +13,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* allreduce_help = R"(
 Data: --sizes bytes of MPI_INT32_T (multiples of 4), reduced out of place
 with --op.
 
@@ -61,7 +61,7 @@ Subcommand setup_allreduce(CLI::App& parent) {
   app->add_option("--op", options->op, "The reduction")
       ->check(CLI::IsMember({"sum", "max", "min"}))
       ->capture_default_str();
-  app->footer(std::string(coll_help) + help_footer);
+  app->footer(std::string(coll_help) + allreduce_help);
   return {app, [options] { return requested_thread_level(options->coll.comm.bench); },
           [options](const Invocation& inv) { return run_allreduce(*options, inv); }};
 }

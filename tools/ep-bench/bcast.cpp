@@ -14,7 +14,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* bcast_help = R"(
 memcpy reference: when --impl ep runs in one process with two or more
 endpoints, every size is also run as plain memcpy: each rank but the root
 copies the root's buffer into its own, all at once, with no synchronisation,
@@ -75,7 +75,7 @@ Subcommand setup_bcast(CLI::App& parent) {
       "bcast", "Broadcast latency and bandwidth over all ranks, by message size");
   add_coll_options(*app, options->coll);
   app->add_option("--root", options->root, "Rank whose buffer is broadcast")->capture_default_str();
-  app->footer(std::string(coll_help) + help_footer);
+  app->footer(std::string(coll_help) + bcast_help);
   return {app, [options] { return requested_thread_level(options->coll.comm.bench); },
           [options](const Invocation& inv) { return run_bcast(*options, inv); }};
 }

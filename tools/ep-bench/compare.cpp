@@ -115,7 +115,7 @@ int compare_all(const CompareOptions& o) {
   return status;
 }
 
-constexpr const char* help_footer = R"(
+constexpr const char* compare_help = R"(
 Cases are paired by name and parameters. For each: the median real_time of
 its repetitions in both files, the relative change, and the p-value of the
 two-sided Mann-Whitney U test over the repetitions: exact when the case has
@@ -173,7 +173,7 @@ Subcommand setup_compare(CLI::App& parent) {
       ->delimiter(',')
       ->type_name("LABEL[,...]")
       ->allow_extra_args(false);
-  app->footer(help_footer);
+  app->footer(compare_help);
   Subcommand command{app, [] { return 0; },
                      [options](const Invocation&) { return run_compare(*options); }};
   command.needs_mpi = false;

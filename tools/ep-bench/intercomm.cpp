@@ -15,7 +15,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* intercomm_help = R"(
 The ranks form two groups (--groups), each first split off the communicator
 of all ranks (untimed), then joined by Intercomm_create with that
 communicator as peer and rank 0 of each group as leader.
@@ -142,7 +142,7 @@ Subcommand setup_intercomm(CLI::App& parent) {
           },
           "SIZES"))
       ->capture_default_str();
-  app->footer(help_footer);
+  app->footer(intercomm_help);
   return {app, [options] { return requested_thread_level(options->comm.bench); },
           [options](const Invocation& inv) { return run_intercomm(*options, inv); }};
 }

@@ -12,7 +12,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* merge_help = R"(
 The ranks form the two groups of --groups and one inter-communicator between
 them (as ep-bench intercomm, untimed); then Intercomm_merge with high = the
 rank's group (group 0 first) and the free of the merged communicator are
@@ -59,7 +59,7 @@ Subcommand setup_merge(CLI::App& parent) {
       "merge", "Time to merge an inter-communicator and to free the result, cold and warm");
   add_comm_bench_options(*app, options->comm);
   add_groups_option(*app, options->groups);
-  app->footer(help_footer);
+  app->footer(merge_help);
   return {app, [options] { return requested_thread_level(options->comm.bench); },
           [options](const Invocation& inv) { return run_merge(*options, inv); }};
 }

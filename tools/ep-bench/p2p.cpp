@@ -23,7 +23,7 @@ namespace {
 // window x size bytes; past this budget the window shrinks for large sizes.
 constexpr std::int64_t window_budget_bytes = std::int64_t{64} << 20;
 
-constexpr const char* help_footer = R"(
+constexpr const char* p2p_help = R"(
 Ranks and processes. With k = --pairs, ranks 0..k-1 send and ranks k..2k-1
 receive; sender i talks only to receiver k+i. mpirun -np must match:
   --impl ep          --placement intra   -np 1: one process hosts all 2k endpoints
@@ -433,7 +433,7 @@ Subcommand setup_p2p(CLI::App& parent) {
                   "holds at most 64 MiB)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  app->footer(help_footer);
+  app->footer(p2p_help);
   return {app, [options] { return requested_thread_level(options->bench); },
           [options](const Invocation& inv) { return run_p2p(*options, inv); }};
 }

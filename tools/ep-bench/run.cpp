@@ -17,7 +17,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* run_help = R"(
 A suite file lists cases; each names a subcommand, its options (the long
 option names without dashes) and, when it needs a particular job, the number
 of MPI processes:
@@ -328,7 +328,7 @@ Subcommand setup_run(CLI::App& parent, SubcommandRegistry registry) {
   app->add_flag("--dry-run", options->dry_run,
                 "Check the suite and print each case's command line (or why it would be "
                 "skipped); run nothing");
-  app->footer(help_footer);
+  app->footer(run_help);
   return {
       app,
       [options, prepared, registry] {

@@ -12,7 +12,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* split_help = R"(
 Each rank splits the communicator of all ranks with color = rank % --colors
 and key = -rank (so the new order is reversed and, with endpoints, a
 process's ranks interleave with other processes'), then frees the result.
@@ -61,7 +61,7 @@ Subcommand setup_split(CLI::App& parent) {
   app->add_option("--colors", options->colors, "Colors of the split: color = rank % colors")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  app->footer(help_footer);
+  app->footer(split_help);
   return {app, [options] { return requested_thread_level(options->comm.bench); },
           [options](const Invocation& inv) { return run_split(*options, inv); }};
 }

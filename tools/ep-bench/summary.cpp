@@ -15,7 +15,7 @@ namespace ep::bench {
 
 namespace {
 
-constexpr const char* help_footer = R"(
+constexpr const char* summary_help = R"(
 For each case of each file (a benchmark at one set of parameters): its
 labels, how many repetitions the file has, and the median, mean, min, max,
 p90 and standard deviation of real_time (us) and, where the case reports
@@ -62,7 +62,7 @@ Subcommand setup_summary(CLI::App& parent) {
   app->add_option("--json", options->json_path,
                   "Write JSON to FILE ('-': stdout) instead of tables")
       ->type_name("FILE");
-  app->footer(help_footer);
+  app->footer(summary_help);
   Subcommand command{app, [] { return 0; },
                      [options](const Invocation&) { return run_summary(*options); }};
   command.needs_mpi = false;

@@ -55,11 +55,6 @@ std::string show(const Json* value) {
   return value->dump();
 }
 
-const Json* find(const Json& object, const std::string& key) {
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
 void note_difference(Comparison& c, const std::string& field, const Json* old_value,
                      const Json* new_value) {
   if ((old_value == nullptr && new_value == nullptr) ||
@@ -75,12 +70,13 @@ void note_difference(Comparison& c, const std::string& field, const Json* old_va
 void diff_contexts(Comparison& c) {
   const Json& a = c.old_side.file->context;
   const Json& b = c.new_side.file->context;
-  for (const char* field : layout_fields) note_difference(c, field, find(a, field), find(b, field));
+  for (const char* field : layout_fields)
+    note_difference(c, field, member(a, field), member(b, field));
   for (const char* field : provenance_fields)
-    note_difference(c, field, find(a, field), find(b, field));
+    note_difference(c, field, member(a, field), member(b, field));
   const Json empty = Json::object();
-  const Json* env_a = find(a, "environment");
-  const Json* env_b = find(b, "environment");
+  const Json* env_a = member(a, "environment");
+  const Json* env_b = member(b, "environment");
   const Json& ea = env_a && env_a->is_object() ? *env_a : empty;
   const Json& eb = env_b && env_b->is_object() ? *env_b : empty;
   std::vector<std::string> names;
@@ -88,7 +84,7 @@ void diff_contexts(Comparison& c) {
   for (const auto& [k, v] : eb.items())
     if (!ea.contains(k)) names.push_back(k);
   for (const auto& name : names)
-    note_difference(c, "environment." + name, find(ea, name), find(eb, name));
+    note_difference(c, "environment." + name, member(ea, name), member(eb, name));
 }
 
 // Layout fields whose values differ: in the contexts, or in the entries of a
@@ -98,8 +94,8 @@ std::vector<std::string> layout_differences(const ResultFile& a, const ResultFil
   std::vector<std::string> lines;
   const auto check = [&](const std::string& where, const Json& x, const Json& y) {
     for (const char* field : layout_fields) {
-      const Json* u = find(x, field);
-      const Json* v = find(y, field);
+      const Json* u = member(x, field);
+      const Json* v = member(y, field);
       if (u && v && *u == *v) continue;
       if (!u && !v) continue;
       lines.push_back(

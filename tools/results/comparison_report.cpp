@@ -14,11 +14,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const Json* find(const Json& object, const std::string& key) {
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
 std::string percent(double ratio) {
   if (!std::isfinite(ratio)) return "+inf%";
   return fmt::format("{:+.1f}%", (ratio - 1) * 100);
@@ -46,7 +41,7 @@ std::string plural(int n, const char* one, const char* many) {
 
 std::string display_name(const ResultCase& c) {
   // Cases of a suite file carry the suite case's name; others need nothing more.
-  const Json* suite_case = find(c.labels, "case");
+  const Json* suite_case = member(c.labels, "case");
   if (suite_case && suite_case->is_string())
     return fmt::format("{} [{}]", c.name, suite_case->get<std::string>());
   return c.name;

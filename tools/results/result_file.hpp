@@ -57,4 +57,11 @@ struct ResultFile {
 /// repetition_index, ...) and layout fields. Throws ResultFileError.
 ResultFile load_result_file(const std::string& path);
 
+/// The member `key` of `object`, or nullptr when it has none.
+inline const nlohmann::ordered_json* member(const nlohmann::ordered_json& object,
+                                            const std::string& key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
 }  // namespace ep::results
