@@ -9,7 +9,9 @@
 #                          races live), and only what they run is built
 #   mpich    build-mpich/  MPICH, RelWithDebInfo, every test
 # Every stage runs even if an earlier one failed; the summary at the end lists
-# them all, and the exit status is non-zero if any failed. Builds are
+# them all, and the exit status is non-zero if any failed. Each stage after
+# the first is built at low priority while the tests of the one before run
+# (its compiler output goes to <dir>/build.log, shown if it fails). Builds are
 # incremental, so a second run only pays for the tests. The summary gives each
 # stage's configure+build time and test time.
 #
@@ -23,7 +25,7 @@
 # budget on 2 cores. Each stage names its MPI (LIBEP_MPI), so that none depends
 # on which implementation the plain `mpicc` and `mpirun` are.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 # Per-test limit for tests that do not set their own (all of ours do).
 default_timeout=300
@@ -60,30 +62,72 @@ fi
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
-# run_stage NAME BUILD_DIR "CTEST ARGS" CMAKE ARGS...
-run_stage() {
-  local name=$1 dir=$2 ctest_args=$3
-  shift 3
-  local start=$SECONDS
-  echo
-  echo "=== $name: configure and build in $dir"
+# The stages' settings: stage_settings NAME sets dir, ctest_args and
+# cmake_args (an array).
+# shellcheck disable=SC2054  # address,undefined is one argument
+stage_settings() {
+  case $1 in
+    release) dir=build ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi) ;;
+    asan) dir=build-asan ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi
+      -DLIBEP_SANITIZER=address,undefined "$sanitizer_flags" "-DEPTEST_LAYOUTS=$lean_layouts") ;;
+    # No tools: the `single` tests run here are those of the library.
+    tsan) dir=build-tsan ctest_args="-L single" cmake_args=(-DLIBEP_MPI=openmpi
+      -DLIBEP_SANITIZER=thread "$sanitizer_flags" -DLIBEP_BUILD_TOOLS=OFF
+      "-DEPTEST_LAYOUTS=$single_layouts") ;;
+    mpich) dir=build-mpich ctest_args="" cmake_args=(-DLIBEP_MPI=mpich
+      "-DEPTEST_LAYOUTS=$lean_layouts") ;;
+    *) echo "test.sh: unknown stage '$1' (release, asan, tsan, mpich)" >&2; exit 2 ;;
+  esac
+}
+
+# build_stage NAME [nice]: configures and builds the stage into its
+# directory, output in DIR/configure.log and DIR/build.log; writes
+# "STATUS SECONDS" to DIR/build-status (STATUS: built, configure or build).
+# With `nice`, it runs at low priority: it is started while the previous
+# stage's tests run, and takes only the CPU they leave idle (process start-up
+# and teardown, waits), so that their timing hardly changes.
+build_stage() {
+  local name=$1 priority=${2:-}
+  local dir ctest_args cmake_args start=$SECONDS status=built
+  stage_settings "$name"
   mkdir -p "$dir"
-  local use_generator=()
+  rm -f "$dir/build-status"
+  local use_generator=() run=()
   [ -f "$dir/CMakeCache.txt" ] || use_generator=("${generator[@]}")
-  if ! cmake -S . -B "$dir" "${use_generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" \
-    >"$dir/configure.log" 2>&1; then
-    cat "$dir/configure.log"
-    summary+=("$name: FAILED to configure (see $dir/configure.log)")
-    failed=1
-    return
+  [ "$priority" = nice ] && run=(nice -n 10)
+  if ! "${run[@]}" cmake -S . -B "$dir" "${use_generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "${cmake_args[@]}" >"$dir/configure.log" 2>&1; then
+    status=configure
+  elif ! "${run[@]}" cmake --build "$dir" -j "$build_jobs" >"$dir/build.log" 2>&1; then
+    status=build
   fi
-  if ! cmake --build "$dir" -j "$build_jobs"; then
-    summary+=("$name: FAILED to build ($((SECONDS - start))s)")
-    failed=1
-    return
-  fi
-  local built=$SECONDS
-  echo "=== $name: tests (configure and build took $((built - start))s)"
+  echo "$status $((SECONDS - start))" >"$dir/build-status"
+}
+
+# test_stage NAME: reports the stage's build (build_stage must have ended)
+# and runs its tests.
+test_stage() {
+  local name=$1 dir ctest_args cmake_args status build_seconds
+  stage_settings "$name"
+  read -r status build_seconds <"$dir/build-status"
+  echo
+  echo "=== $name: configured and built in $dir (${build_seconds}s)"
+  case $status in
+    configure)
+      cat "$dir/configure.log"
+      summary+=("$name: FAILED to configure (see $dir/configure.log)")
+      failed=1
+      return ;;
+    build)
+      # The compiler's messages, then how the build ended.
+      grep -E -A5 'error|FAILED' "$dir/build.log" | head -n 100
+      tail -n 20 "$dir/build.log"
+      summary+=("$name: FAILED to build (${build_seconds}s; see $dir/build.log)")
+      failed=1
+      return ;;
+  esac
+  local start=$SECONDS
+  echo "=== $name: tests"
   # shellcheck disable=SC2086  # ctest_args and CTEST_ARGS are word lists
   ctest --test-dir "$dir" --output-on-failure --timeout "$default_timeout" --parallel "$jobs" \
     $ctest_args \
@@ -91,7 +135,7 @@ run_stage() {
   local rc=${PIPESTATUS[0]}
   local counts times
   counts=$(grep -E 'tests passed|No tests were found' "$dir/ctest.log" | tail -n 1)
-  times="configure+build $((built - start))s, tests $((SECONDS - built))s"
+  times="configure+build ${build_seconds}s, tests $((SECONDS - start))s"
   if ((rc == 0)); then
     summary+=("$name: passed - ${counts:-no summary} ($times)")
   else
@@ -103,18 +147,28 @@ run_stage() {
   fi
 }
 
+for stage in "${stages[@]}"; do stage_settings "$stage"; done  # unknown names stop here
+
+# A background build does not outlive the script (Ctrl-C, a failed stage).
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
+
+# The stages in a pipeline: the first builds alone; each later one builds, at
+# low priority, while the tests of the one before it run. Its build time in
+# the summary is therefore time alongside those tests.
 total_start=$SECONDS
-for stage in "${stages[@]}"; do
-  case $stage in
-    release) run_stage release build "" -DLIBEP_MPI=openmpi ;;
-    asan) run_stage asan build-asan "" -DLIBEP_MPI=openmpi -DLIBEP_SANITIZER=address,undefined \
-      "$sanitizer_flags" "-DEPTEST_LAYOUTS=$lean_layouts" ;;
-    # No tools: the `single` tests run here are those of the library.
-    tsan) run_stage tsan build-tsan "-L single" -DLIBEP_MPI=openmpi -DLIBEP_SANITIZER=thread \
-      "$sanitizer_flags" -DLIBEP_BUILD_TOOLS=OFF "-DEPTEST_LAYOUTS=$single_layouts" ;;
-    mpich) run_stage mpich build-mpich "" -DLIBEP_MPI=mpich "-DEPTEST_LAYOUTS=$lean_layouts" ;;
-    *) echo "test.sh: unknown stage '$stage' (release, asan, tsan, mpich)" >&2; exit 2 ;;
-  esac
+echo
+echo "=== ${stages[0]}: configure and build"
+build_stage "${stages[0]}"
+for ((i = 0; i < ${#stages[@]}; i++)); do
+  next_build=
+  if ((i + 1 < ${#stages[@]})); then
+    build_stage "${stages[i + 1]}" nice &
+    next_build=$!
+  fi
+  test_stage "${stages[i]}"
+  if [ -n "$next_build" ]; then
+    wait "$next_build"
+  fi
 done
 
 echo
