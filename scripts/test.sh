@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The test command. Installs what is missing, then builds and runs the suites
 # four times:
-#   release  build/        Open MPI, RelWithDebInfo, every test
+#   release  build/        Open MPI, RelWithDebInfo (-O2 -g1), every test
 #   asan     build-asan/   Open MPI, AddressSanitizer + UndefinedBehaviorSanitizer
 #                          at -O1 -g1, every test
-#   mpich    build-mpich/  MPICH, RelWithDebInfo, every test
+#   mpich    build-mpich/  MPICH, RelWithDebInfo (-O2 -g1), every test
 #   tsan     build-tsan/   Open MPI, ThreadSanitizer at -O1 -g1, the tests labelled
 #                          `single` (one MPI process, many endpoint threads: where
 #                          races live), and only what they run is built
@@ -47,6 +47,10 @@ single_layouts="1;3"
 # documentation recommends it), and their reports need line tables, not
 # variables: -O1 -g1 compiles in less than half the time of -O2 -g.
 sanitizer_flags="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+# The other stages keep -O2 but also need only line tables (for backtraces
+# and sanitizer-free debugging of a failure): -g1 instead of -g takes 30% off
+# the compile time of the tools' largest sources (19.6 s to 13.5 s).
+release_flags="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 
 stages=("$@")
 # In this order, each build fits best beside the tests before it: MPICH's
@@ -71,14 +75,14 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 # shellcheck disable=SC2054  # address,undefined is one argument
 stage_settings() {
   case $1 in
-    release) dir=build ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi) ;;
+    release) dir=build ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi "$release_flags") ;;
     asan) dir=build-asan ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi
       -DLIBEP_SANITIZER=address,undefined "$sanitizer_flags" "-DEPTEST_LAYOUTS=$lean_layouts") ;;
     # No tools: the `single` tests run here are those of the library.
     tsan) dir=build-tsan ctest_args="-L single" cmake_args=(-DLIBEP_MPI=openmpi
       -DLIBEP_SANITIZER=thread "$sanitizer_flags" -DLIBEP_BUILD_TOOLS=OFF
       "-DEPTEST_LAYOUTS=$single_layouts") ;;
-    mpich) dir=build-mpich ctest_args="" cmake_args=(-DLIBEP_MPI=mpich
+    mpich) dir=build-mpich ctest_args="" cmake_args=(-DLIBEP_MPI=mpich "$release_flags"
       "-DEPTEST_LAYOUTS=$lean_layouts") ;;
     *) echo "test.sh: unknown stage '$1' (release, asan, tsan, mpich)" >&2; exit 2 ;;
   esac
