@@ -9,16 +9,24 @@
 
 namespace ep::inspect {
 
-namespace {
-
-constexpr std::array<Var, 5> all_vars{Var::rank, Var::size, Var::process, Var::local, Var::group};
-
+// Named rather than anonymous: Parser (a friend of Expr, so in this
+// namespace) holds tokens, and a class with external linkage should not have
+// a member of an internal type (GCC says so when this file is compiled inside
+// a unity batch).
+namespace lexer {
 struct Token {
   enum class Type { number, name, op, end } type = Type::end;
   std::string text;
   std::int64_t number = 0;
   int position = 0;  // 1-based
 };
+}  // namespace lexer
+
+namespace {
+
+using lexer::Token;
+
+constexpr std::array<Var, 5> all_vars{Var::rank, Var::size, Var::process, Var::local, Var::group};
 
 // Operators longest first, so that "<=" is not read as "<" then "=".
 constexpr std::array<std::string_view, 16> operators{"<=", ">=", "==", "!=", "<", ">", "+", "-",
