@@ -157,17 +157,9 @@ int gather_all(const ReduceCall& c) {
       });
 }
 
-// Small enough that one endpoint combines faster than several hand off, and
-// the result fits a mailbox.
-bool small(const ReduceCall& c) {
-  return c.bytes() < 64 * 1024 &&
-         c.reduction.layout.footprint(c.count).bytes <= detail::LocalTeam::kMailboxBytes;
-}
-bool hierarchical(const ReduceCall& c) { return c.hierarchical_exact(); }
-
 constexpr std::array<detail::Algorithm<ReduceCall>, 3> kAlgorithms{{
-    {"leader", leader_combines, hierarchical, small},
-    {"shared", endpoints_share, hierarchical, detail::always},
+    {"leader", leader_combines, detail::reduce_hierarchical, detail::reduce_small},
+    {"shared", endpoints_share, detail::reduce_hierarchical, detail::always},
     {"gather_all", gather_all, detail::always, detail::always},
 }};
 

@@ -2,6 +2,13 @@
 
 namespace ep::detail {
 
+bool reduce_hierarchical(const ReduceCall& call) { return call.hierarchical_exact(); }
+
+bool reduce_small(const ReduceCall& call) {
+  return call.bytes() < 64 * 1024 &&
+         call.reduction.layout.footprint(call.count).bytes <= LocalTeam::kMailboxBytes;
+}
+
 ReduceCall reduce_call(const Entered& in, int count, MPI_Datatype type, MPI_Op op) {
   ReduceCall call;
   call.e = in.e;

@@ -37,6 +37,13 @@ struct ReduceCall {
   bool hierarchical_exact() const { return reduction.commutative || block; }
 };
 
+/// Predicates of the algorithm tables of Reduce and Allreduce: the
+/// hierarchical algorithms are exact (see ReduceCall::hierarchical_exact),
+/// and the call is small enough that one endpoint combines faster than
+/// several hand off, and its result fits a mailbox.
+bool reduce_hierarchical(const ReduceCall& call);
+bool reduce_small(const ReduceCall& call);
+
 /// A reduction's call, once its entry has checked count, datatype and op.
 ReduceCall reduce_call(const Entered& in, int count, MPI_Datatype type, MPI_Op op);
 
