@@ -42,11 +42,13 @@ constexpr int kCounter = 8;  // the good calls' counter; every other int stays 0
 //    Win_free inside lock_all segfaults (ompi_osc_sm_free -> ompi_comm_free);
 //  - osc/rdma: a second Win_lock of one target, and Win_lock inside
 //    lock_all, succeed; Win_flush of rank `size` segfaults
-//    (ompi_osc_rdma_flush); Win_free inside lock_all frees the window;
-//  - both: an Rput in a fence epoch succeeds (and writes); a negative
-//    target displacement is MPI_ERR_DISP (its argument
-//    check), where libep says MPI_ERR_RMA_RANGE as for any access outside
-//    the region.
+//    (ompi_osc_rdma_flush); Win_free inside lock_all frees the window.
+// MPICH 4.0.2 (ch4) checks no access against the target's size (the Put
+// past the end succeeds) and reports a bad lock type as MPI_ERR_ARG.
+// Neither MPI detects an Rput in a fence epoch (it succeeds and writes),
+// and both report a negative target displacement as MPI_ERR_DISP (an
+// argument check), where libep says MPI_ERR_RMA_RANGE as for any access
+// outside the region.
 struct Reference {
   bool put_outside_epoch = true;
   bool flush_outside_epoch = true;
@@ -68,10 +70,13 @@ struct Reference {
 
 Reference reference_for(int processes) {
   Reference r;
-  if (!reference::kMpich) {
-    r.negative_disp = false;
+  r.negative_disp = false;
+  r.request_in_fence = false;
+  if (reference::kMpich) {
+    r.locktype = false;
+    r.range = false;
+  } else {
     r.free_in_epoch = false;
-    r.request_in_fence = false;
     if (processes == 1) {
       r.put_outside_epoch = false;
       r.flush_outside_epoch = false;
