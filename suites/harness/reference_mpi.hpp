@@ -46,8 +46,9 @@ inline constexpr bool kMergeOfIntracommAborts = kMpich;
 
 /// MPI_Win_get_attr(MPI_WIN_BASE) of a window made by MPI_Win_create with
 /// size 0 gives a null base instead of the base the process passed (MPI-4.0
-/// section 12.2.6: "the window base"). Measured on MPICH 4.0.2 (rma.create,
-/// the rank exposing 0 bytes); Open MPI 4.1.4 returns the base passed.
+/// section 12.2.6: "the window base"). Measured on MPICH 4.0.2 with a
+/// 10-line C program (2 processes, rank 1 passes a stack buffer and size 0:
+/// base (nil)); Open MPI 4.1.4 returns the base passed.
 inline constexpr bool kWinBaseNullForSizeZero = kMpich;
 
 #if defined(OMPI_MAJOR_VERSION)
