@@ -98,7 +98,7 @@ int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype t
   a->process = r.mpi_rank;
   a->mpi_disp = r.base + offset;
   std::byte* local = w->shared->local_address[static_cast<std::size_t>(rank)];
-  if (local && w->shared->unified) a->direct = local + offset;
+  if (local && (w->shared->unified || w->shared->local_atomics)) a->direct = local + offset;
   return MPI_SUCCESS;
 }
 
@@ -249,6 +249,15 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
                      request != nullptr, fn, &a);
   if (rc != MPI_SUCCESS) return rc;
   if (a.proc_null) {
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  if (w->shared->local_atomics) {
+    rc = detail::local_atomic(
+        *w->shared,
+        {x.origin_addr, x.origin_count, x.origin_type, fetch ? x.result_addr : nullptr,
+         x.result_count, x.result_type, nullptr, a.direct, x.target_count, x.target_type, x.op});
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process accumulate");
     if (request) *request = make_request(w, MPI_REQUEST_NULL);
     return MPI_SUCCESS;
   }
@@ -411,6 +420,12 @@ int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype dataty
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
   if (rc != MPI_SUCCESS || a.proc_null) return rc;
+  if (w->shared->local_atomics) {
+    rc = detail::local_atomic(*w->shared, {origin_addr, 1, datatype, result_addr, 1, datatype,
+                                           nullptr, a.direct, 1, datatype, op});
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process Fetch_and_op");
+    return MPI_SUCCESS;
+  }
   rc = MPI_Fetch_and_op(origin_addr, result_addr, datatype, a.process, a.mpi_disp, op,
                         w->shared->win);
   if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Fetch_and_op");
@@ -428,13 +443,19 @@ int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
   if (rc != MPI_SUCCESS || a.proc_null) return rc;
   int size = 0;
-  if (a.process != w->shared->mpi_rank && cas64_crashes() &&
-      MPI_Type_size(datatype, &size) == MPI_SUCCESS && size == 8) {
+  if (w->shared->mpi_size > 1 && cas64_crashes() && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+      size == 8) {
     return detail::raise_win(
         w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
         "8-byte MPI_Compare_and_swap crashes Open MPI 4.1 (osc/rdma over vader's single-copy "
         "path, open-mpi/ompi#11349); use a 4-byte type, or run with `--mca "
         "btl_vader_single_copy_mechanism none` or `--mca osc ucx`");
+  }
+  if (w->shared->local_atomics) {
+    rc = detail::local_atomic(*w->shared, {origin_addr, 1, datatype, result_addr, 1, datatype,
+                                           compare_addr, a.direct, 1, datatype, MPI_REPLACE});
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process Compare_and_swap");
+    return MPI_SUCCESS;
   }
   rc = MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, a.process, a.mpi_disp,
                             w->shared->win);
