@@ -10,8 +10,8 @@
 // Every accumulate-family operation goes through MPI, also to the caller's
 // own process: MPI accumulates are not atomic with CPU atomics on the same
 // word on either MPI (research 2.6: up to 444 384 lost updates).
-#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "ep/rma.hpp"
@@ -313,21 +313,73 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
   return MPI_SUCCESS;
 }
 
-// Open MPI 4.1.4 segfaults in MPI_Compare_and_swap on 8-byte types between
-// processes (osc/rdma over btl/vader's CMA single copy: research rma.md 2.1,
-// open-mpi/ompi#11349), Win_allocate and Win_create alike, even with one
-// thread. No window info key avoids it; two MCA settings do
-// (`btl_vader_single_copy_mechanism none`, `osc ucx`). An emulation from
-// other MPI operations would not be atomic with concurrent accumulates, so
-// libep refuses the call unless one of those settings is in the environment.
+// The value of Open MPI's MCA variable `name` as text, through the MPI tool
+// interface (so a setting from mpirun --mca, the environment or a parameter
+// file counts alike); empty if there is none.
+std::string mca_value(MPI_T_cvar_handle handle, int index) {
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+  char name[256];
+  int name_length = sizeof name;
+  int verbosity = 0, bind = 0, scope = 0;
+  if (MPI_T_cvar_get_info(index, name, &name_length, &verbosity, &type, &enumtype, nullptr, nullptr,
+                          &bind, &scope) != MPI_SUCCESS) {
+    return {};
+  }
+  if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) != MPI_SUCCESS) return {};
+  std::string value;
+  if (type == MPI_CHAR) {
+    std::vector<char> text(static_cast<std::size_t>(count) + 1, '\0');
+    if (MPI_T_cvar_read(handle, text.data()) == MPI_SUCCESS) value = text.data();
+  } else if (type == MPI_INT && count == 1) {
+    int number = 0;
+    if (MPI_T_cvar_read(handle, &number) == MPI_SUCCESS && enumtype != MPI_T_ENUM_NULL) {
+      int items = 0;
+      char enum_name[256];
+      int enum_name_length = sizeof enum_name;
+      if (MPI_T_enum_get_info(enumtype, &items, enum_name, &enum_name_length) == MPI_SUCCESS) {
+        for (int i = 0; i < items; ++i) {
+          int item_value = 0;
+          char item[256];
+          int item_length = sizeof item;
+          if (MPI_T_enum_get_item(enumtype, i, &item_value, item, &item_length) == MPI_SUCCESS &&
+              item_value == number) {
+            value = item;
+          }
+        }
+      }
+    }
+  }
+  static_cast<void>(MPI_T_cvar_handle_free(&handle));
+  return value;
+}
+
+std::string mca_setting(const char* name) {
+  int index = -1;
+  if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) return {};
+  return mca_value(MPI_T_CVAR_HANDLE_NULL, index);
+}
+
+// Open MPI 4.1.4 segfaults in 8-byte MPI_Compare_and_swap, between processes
+// and to its own process (osc/rdma over btl/vader's emulated atomics,
+// mca_btl_vader_emu_acswap: research rma.md 2.1, open-mpi/ompi#11349),
+// Win_allocate and Win_create alike, even with one thread. No window info
+// key avoids it (tried: acc_single_intrinsic true and false, accumulate_ops,
+// accumulate_ordering, with the research's atomics_min.cpp); two MCA
+// settings do (`btl_vader_single_copy_mechanism none`, `osc ucx`). An
+// emulation from other MPI operations would not be atomic with concurrent
+// accumulates on the same word, so libep refuses the call unless one of
+// those settings is in force.
 bool cas64_crashes() {
 #if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
   static const bool crashes = [] {
-    const char* copy = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
-    const char* osc = std::getenv("OMPI_MCA_osc");
-    const bool avoided =
-        (copy && std::strcmp(copy, "none") == 0) || (osc && std::strncmp(osc, "ucx", 3) == 0);
-    return !avoided;
+    int provided = 0;
+    if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return true;
+    const std::string copy = mca_setting("btl_vader_single_copy_mechanism");
+    const std::string osc = mca_setting("osc");
+    static_cast<void>(MPI_T_finalize());
+    return !(copy == "none" || osc.rfind("ucx", 0) == 0);
   }();
   return crashes;
 #else
