@@ -119,8 +119,8 @@ struct Stress {
 }  // namespace
 
 void eptest::run(Context& t) {
-  const int iterations = t.params().get_int("iterations", 20000);
-  const int millis = t.params().get_int("millis", 1500);
+  const int iterations = t.params().get_int("iterations", 100000);
+  const int millis = t.params().get_int("millis", 1000);
   const int n = t.size();
   Window w = allocate(t, t.comm(), kSlots);
   if (w.win == api::WIN_NULL) return;
