@@ -119,10 +119,10 @@ int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype t
     const MPI_Aint low = offset + fp.offset;
     const MPI_Aint high = low + static_cast<MPI_Aint>(fp.bytes);
     if (low < 0 || high > r.size) {
-      return detail::raise_win(
-          w, MPI_ERR_RMA_RANGE, fn,
-          "access to bytes [{}, {}) of target {}, whose region holds {} bytes; nothing moved", low,
-          high, rank, r.size);
+      return detail::raise_win(w, MPI_ERR_RMA_RANGE, fn,
+                               "out of range (MPI_ERR_RMA_RANGE): bytes [{}, {}) of target {}, "
+                               "whose region holds {} bytes; nothing moved",
+                               low, high, rank, r.size);
     }
   }
   rc = detail::enter_access(w, rank, request_based, fn);
