@@ -58,7 +58,8 @@ struct WinShared {
   // `atomics` (rma/local.cpp), not through MPI.
   bool local_atomics = false;
   std::mutex atomics;
-  std::vector<RegionEntry> by_rank;       // every endpoint rank of the communicator
+  bool needs_progress = false;       // libep's waits poll MPI while it lives (base/backoff.hpp)
+  std::vector<RegionEntry> by_rank;  // every endpoint rank of the communicator
   std::vector<std::byte*> local_address;  // by rank: the region's address if local, else null
   std::unique_ptr<LocalTeam> team;        // the window's own: the communicator may go first
 
@@ -174,7 +175,8 @@ struct LocalAtomic {
 };
 int local_atomic(WinShared& s, const LocalAtomic& x);
 
-/// Live endpoint windows of this process (the progress hook polls while > 0).
+/// Live dynamic (Win_create) windows of this process: the progress hook
+/// polls MPI while there is one.
 void count_window(int delta);
 
 }  // namespace ep::detail
