@@ -284,9 +284,9 @@ void make_window(const detail::Endpoint* e, bool allocate, Outcome& out) {
   s.leaving.store(k, std::memory_order_relaxed);
   // Only dynamic windows need the target process in MPI (research rma.md
   // 2.7: Open MPI's Win_create accumulates waited 2 s for an idle target;
-  // allocated windows, and every MPICH window, completed without it). The
-  // polling is not free: waiting endpoints that poll MPI slowed an 8-byte
-  // Fetch_and_op + flush into their process from 0.11 to 0.31 us.
+  // allocated windows, and every MPICH window, completed without it).
+  // Polling costs the waiters' CPU time and MPI's progress lock, which the
+  // threads doing RMA take too, for nothing on the others.
   s.needs_progress = s.flavor == MPI_WIN_FLAVOR_CREATE && !s.local_atomics;
   if (s.needs_progress) detail::count_window(1);
   out.shared = shared.release();
