@@ -19,6 +19,7 @@
 #include <atomic>
 
 #include "base/backoff.hpp"
+#include "coll/mpi_step.hpp"
 #include "ep/rma.hpp"
 #include "object/error.hpp"
 #include "rma/window.hpp"
@@ -208,12 +209,19 @@ int Win_fence(int assert, Win win) {
     // In the unified model MPI_Win_sync is a memory barrier (Open MPI's also
     // runs its progress engine); the team's barriers are that already.
     if (rc == MPI_SUCCESS && !s->unified) rc = MPI_Win_sync(s->win);
-    // A blocking barrier, unlike the collectives' leader steps
-    // (coll/mpi_step.hpp): every endpoint of this process is waiting for it
-    // in the team barrier, so none needs the core it spins on, and
-    // MPI_Ibarrier polled with yields cost 2.5 times MPI_Win_fence (0.67
-    // against 0.27 us for an 8-byte fence ping-pong on Open MPI 4.1.4).
-    if (rc == MPI_SUCCESS) rc = MPI_Barrier(s->mpi_comm);
+    // The processes meet. With one endpoint in the process, a blocking
+    // MPI_Barrier, as MPI_Win_fence does (8-byte fence loop, 2 processes,
+    // Open MPI 4.1.4: 0.24-0.27 us, like MPI_Win_fence; an MPI_Ibarrier
+    // polled with yields 0.42). With more, the leader polls and yields as
+    // the collectives' leader steps do (coll/mpi_step.hpp): its endpoints
+    // share its cores, and a leader spinning inside MPI_Barrier made a
+    // fence of 2 processes x 2 endpoints 93-137 us against 8-50 polled.
+    if (rc == MPI_SUCCESS && team.size() == 1) {
+      rc = MPI_Barrier(s->mpi_comm);
+    } else if (rc == MPI_SUCCESS) {
+      MPI_Request barrier = MPI_REQUEST_NULL;
+      rc = detail::complete(MPI_Ibarrier(s->mpi_comm, &barrier), &barrier);
+    }
     if (rc == MPI_SUCCESS && !s->unified) rc = MPI_Win_sync(s->win);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     s->fence_rc = rc;
