@@ -287,6 +287,7 @@ void make_window(const detail::Endpoint* e, bool allocate, Outcome& out) {
   // allocated windows, and every MPICH window, completed without it).
   // Polling costs the waiters' CPU time and MPI's progress lock, which the
   // threads doing RMA take too, for nothing on the others.
+  s.one_per_process = map.max_per_process() == 1;
   s.needs_progress = s.flavor == MPI_WIN_FLAVOR_CREATE && !s.local_atomics;
   if (s.needs_progress) detail::count_window(1);
   out.shared = shared.release();

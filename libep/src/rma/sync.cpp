@@ -209,14 +209,16 @@ int Win_fence(int assert, Win win) {
     // In the unified model MPI_Win_sync is a memory barrier (Open MPI's also
     // runs its progress engine); the team's barriers are that already.
     if (rc == MPI_SUCCESS && !s->unified) rc = MPI_Win_sync(s->win);
-    // The processes meet. With one endpoint in the process, a blocking
+    // The processes meet. With one endpoint in every process, a blocking
     // MPI_Barrier, as MPI_Win_fence does (8-byte fence loop, 2 processes,
     // Open MPI 4.1.4: 0.24-0.27 us, like MPI_Win_fence; an MPI_Ibarrier
     // polled with yields 0.42). With more, the leader polls and yields as
     // the collectives' leader steps do (coll/mpi_step.hpp): its endpoints
     // share its cores, and a leader spinning inside MPI_Barrier made a
     // fence of 2 processes x 2 endpoints 93-137 us against 8-50 polled.
-    if (rc == MPI_SUCCESS && team.size() == 1) {
+    // All processes must choose alike: a blocking and a non-blocking
+    // barrier do not match each other.
+    if (rc == MPI_SUCCESS && s->one_per_process) {
       rc = MPI_Barrier(s->mpi_comm);
     } else if (rc == MPI_SUCCESS) {
       MPI_Request barrier = MPI_REQUEST_NULL;

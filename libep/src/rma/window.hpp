@@ -58,6 +58,7 @@ struct WinShared {
   // `atomics` (rma/local.cpp), not through MPI.
   bool local_atomics = false;
   std::mutex atomics;
+  bool one_per_process = false;      // every process hosts one endpoint (Win_fence)
   bool needs_progress = false;       // libep's waits poll MPI while it lives (base/backoff.hpp)
   std::vector<RegionEntry> by_rank;  // every endpoint rank of the communicator
   std::vector<std::byte*> local_address;  // by rank: the region's address if local, else null
