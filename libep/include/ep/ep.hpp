@@ -37,5 +37,6 @@
 #include <ep/comm.hpp>
 #include <ep/inspect.hpp>
 #include <ep/p2p.hpp>
+#include <ep/rma.hpp>
 #include <ep/types.hpp>
 #include <ep/version.hpp>

@@ -3,7 +3,8 @@
 // libep reuses real MPI handles wherever they mean the same thing
 // (MPI_Datatype, MPI_Op, MPI_Info, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL,
 // ...). Only the objects whose meaning changes when a thread becomes a rank
-// get their own handle: communicators, requests, messages and statuses.
+// get their own handle: communicators, requests, messages, statuses and
+// windows.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +17,7 @@ namespace detail {
 struct Endpoint;
 struct RequestImpl;
 struct MessageImpl;
+struct WinImpl;
 }  // namespace detail
 
 /// One endpoint of an endpoint communicator: the handle a thread drives.
@@ -29,6 +31,10 @@ using Message = detail::MessageImpl*;
 inline constexpr Comm COMM_NULL = nullptr;
 inline constexpr Request REQUEST_NULL = nullptr;
 inline constexpr Message MESSAGE_NULL = nullptr;
+/// One endpoint's handle of an RMA window (ep/rma.hpp): each endpoint of
+/// the window's communicator holds its own, as each holds its own Comm.
+using Win = detail::WinImpl*;
+inline constexpr Win WIN_NULL = nullptr;
 
 namespace detail {
 extern MessageImpl message_no_proc;
