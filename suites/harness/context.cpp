@@ -101,6 +101,35 @@ std::string error_class_name(int error_class) {
       return "MPI_ERR_PENDING";
     case MPI_ERR_UNSUPPORTED_OPERATION:
       return "MPI_ERR_UNSUPPORTED_OPERATION";
+    // One-sided communication (ep/rma.hpp).
+    case MPI_ERR_OP:
+      return "MPI_ERR_OP";
+    case MPI_ERR_WIN:
+      return "MPI_ERR_WIN";
+    case MPI_ERR_DISP:
+      return "MPI_ERR_DISP";
+    case MPI_ERR_SIZE:
+      return "MPI_ERR_SIZE";
+    case MPI_ERR_BASE:
+      return "MPI_ERR_BASE";
+    case MPI_ERR_LOCKTYPE:
+      return "MPI_ERR_LOCKTYPE";
+    case MPI_ERR_ASSERT:
+      return "MPI_ERR_ASSERT";
+    case MPI_ERR_RMA_RANGE:
+      return "MPI_ERR_RMA_RANGE";
+    case MPI_ERR_RMA_SYNC:
+      return "MPI_ERR_RMA_SYNC";
+    case MPI_ERR_RMA_CONFLICT:
+      return "MPI_ERR_RMA_CONFLICT";
+    case MPI_ERR_RMA_ATTACH:
+      return "MPI_ERR_RMA_ATTACH";
+    case MPI_ERR_RMA_SHARED:
+      return "MPI_ERR_RMA_SHARED";
+    case MPI_ERR_RMA_FLAVOR:
+      return "MPI_ERR_RMA_FLAVOR";
+    case MPI_ERR_KEYVAL:
+      return "MPI_ERR_KEYVAL";
     default:
       return fmt::format("error class {}", error_class);
   }

@@ -126,4 +126,77 @@ inline int Recv_init(void* b, int n, MPI_Datatype t, int src, int tag, Comm c, R
 inline int Start(Request* r) { return MPI_Start(r); }
 inline int Startall(int n, Request r[]) { return MPI_Startall(n, r); }
 
+// One-sided communication (ep/rma.hpp).
+using Win = MPI_Win;
+inline Win const WIN_NULL = MPI_WIN_NULL;
+
+inline int Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, Comm c, Win* w) {
+  return MPI_Win_create(base, size, disp_unit, info, c, w);
+}
+inline int Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, Comm c, void* baseptr,
+                        Win* w) {
+  return MPI_Win_allocate(size, disp_unit, info, c, baseptr, w);
+}
+inline int Win_free(Win* w) { return MPI_Win_free(w); }
+inline int Win_get_attr(Win w, int key, void* value, int* flag) {
+  return MPI_Win_get_attr(w, key, value, flag);
+}
+inline int Win_set_errhandler(Win w, MPI_Errhandler h) { return MPI_Win_set_errhandler(w, h); }
+inline int Win_get_errhandler(Win w, MPI_Errhandler* h) { return MPI_Win_get_errhandler(w, h); }
+
+inline int Put(const void* o, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn,
+               MPI_Datatype tt, Win w) {
+  return MPI_Put(o, on, ot, target, disp, tn, tt, w);
+}
+inline int Get(void* o, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
+               Win w) {
+  return MPI_Get(o, on, ot, target, disp, tn, tt, w);
+}
+inline int Accumulate(const void* o, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn,
+                      MPI_Datatype tt, MPI_Op op, Win w) {
+  return MPI_Accumulate(o, on, ot, target, disp, tn, tt, op, w);
+}
+inline int Get_accumulate(const void* o, int on, MPI_Datatype ot, void* r, int rn, MPI_Datatype rt,
+                          int target, MPI_Aint disp, int tn, MPI_Datatype tt, MPI_Op op, Win w) {
+  return MPI_Get_accumulate(o, on, ot, r, rn, rt, target, disp, tn, tt, op, w);
+}
+inline int Fetch_and_op(const void* o, void* r, MPI_Datatype t, int target, MPI_Aint disp,
+                        MPI_Op op, Win w) {
+  return MPI_Fetch_and_op(o, r, t, target, disp, op, w);
+}
+inline int Compare_and_swap(const void* o, const void* cmp, void* r, MPI_Datatype t, int target,
+                            MPI_Aint disp, Win w) {
+  return MPI_Compare_and_swap(o, cmp, r, t, target, disp, w);
+}
+inline int Rput(const void* o, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn,
+                MPI_Datatype tt, Win w, Request* req) {
+  return MPI_Rput(o, on, ot, target, disp, tn, tt, w, req);
+}
+inline int Rget(void* o, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn,
+                MPI_Datatype tt, Win w, Request* req) {
+  return MPI_Rget(o, on, ot, target, disp, tn, tt, w, req);
+}
+inline int Raccumulate(const void* o, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn,
+                       MPI_Datatype tt, MPI_Op op, Win w, Request* req) {
+  return MPI_Raccumulate(o, on, ot, target, disp, tn, tt, op, w, req);
+}
+inline int Rget_accumulate(const void* o, int on, MPI_Datatype ot, void* r, int rn, MPI_Datatype rt,
+                           int target, MPI_Aint disp, int tn, MPI_Datatype tt, MPI_Op op, Win w,
+                           Request* req) {
+  return MPI_Rget_accumulate(o, on, ot, r, rn, rt, target, disp, tn, tt, op, w, req);
+}
+
+inline int Win_fence(int assert, Win w) { return MPI_Win_fence(assert, w); }
+inline int Win_lock(int type, int rank, int assert, Win w) {
+  return MPI_Win_lock(type, rank, assert, w);
+}
+inline int Win_unlock(int rank, Win w) { return MPI_Win_unlock(rank, w); }
+inline int Win_lock_all(int assert, Win w) { return MPI_Win_lock_all(assert, w); }
+inline int Win_unlock_all(Win w) { return MPI_Win_unlock_all(w); }
+inline int Win_flush(int rank, Win w) { return MPI_Win_flush(rank, w); }
+inline int Win_flush_all(Win w) { return MPI_Win_flush_all(w); }
+inline int Win_flush_local(int rank, Win w) { return MPI_Win_flush_local(rank, w); }
+inline int Win_flush_local_all(Win w) { return MPI_Win_flush_local_all(w); }
+inline int Win_sync(Win w) { return MPI_Win_sync(w); }
+
 }  // namespace eptest::mpi_shim

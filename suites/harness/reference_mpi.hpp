@@ -44,4 +44,38 @@ inline constexpr bool kTruncatedStatusDiffers = kMpich;
 /// MPI_ERRORS_RETURN on a duplicate of MPI_COMM_WORLD; no fix known.
 inline constexpr bool kMergeOfIntracommAborts = kMpich;
 
+/// MPI_Win_get_attr(MPI_WIN_BASE) of a window made by MPI_Win_create with
+/// size 0 gives a null base instead of the base the process passed (MPI-4.0
+/// section 12.2.6: "the window base"). Measured on MPICH 4.0.2 with a
+/// 10-line C program (2 processes, rank 1 passes a stack buffer and size 0:
+/// base (nil)); Open MPI 4.1.4 returns the base passed.
+inline constexpr bool kWinBaseNullForSizeZero = kMpich;
+
+#if defined(OMPI_MAJOR_VERSION)
+inline constexpr int kOmpiMajor = OMPI_MAJOR_VERSION;
+#else
+inline constexpr int kOmpiMajor = 0;
+#endif
+
+/// MPI_Win_create on a communicator of one process fails with MPI_ERR_WIN
+/// (osc/rdma declines, and osc/pt2pt refuses MPI_THREAD_MULTIPLE).
+/// MPI_Win_allocate on one process works. Measured on Open MPI 4.1.4:
+/// rma.create's reference with -np 1, 4 runs of 4, under the harness's
+/// MPI_THREAD_MULTIPLE; with 2 or more processes it works.
+inline constexpr bool kWinCreateOnOneProcessFails = kOmpiMajor == 4;
+
+/// MPI_Win_allocate on two disjoint communicators with the same context id
+/// (the two halves of one MPI_Comm_split) at the same time, on one node,
+/// mixes the windows up: osc/rdma names its shared-memory segment after the
+/// host, the job id and the communicator's id only
+/// (/dev/shm/osc_rdma.<host>.<jobid>.<cid>, seen with strace), so both
+/// windows open one file. Measured on Open MPI 4.1.4, rma.split's reference
+/// with 6 processes (colors rank % 2): in 5 runs of 6, MPI_ERR_WIN from
+/// MPI_Win_allocate after "A system call failed during shared memory
+/// initialization ... open(2) No such file or directory", or Puts of one
+/// color's window landing in the other's memory. Creating the windows one
+/// communicator after the other (the first one's segment is unlinked once it
+/// is set up) works.
+inline constexpr bool kWindowsOfDisjointCommsCollide = kOmpiMajor == 4;
+
 }  // namespace eptest::reference

@@ -10,6 +10,8 @@
 #include <sched.h>
 #include <time.h>
 
+#include <atomic>
+
 namespace ep::detail {
 
 inline void cpu_relax() {
@@ -19,6 +21,13 @@ inline void cpu_relax() {
   asm volatile("yield");
 #endif
 }
+
+// Called by every waiter before it yields or naps, when set. RMA windows
+// (rma/) set it while any lives: on Open MPI, accumulates into a Win_create
+// window complete only while a thread of the target process is inside MPI
+// (research rma.md 2.7: 2 s stalls), and libep's endpoints spend their
+// waits here, not in MPI. Null otherwise, so waits cost one load more.
+inline std::atomic<void (*)()> progress_hook{nullptr};
 
 // Spins `Spins` pauses, then yields `Yields` times, then naps. The two
 // numbers are the only thing that differs between waits: see Backoff below
@@ -32,7 +41,11 @@ class BasicBackoff {
   void pause() {
     if (round_ < kSpins) {
       cpu_relax();
-    } else if (round_ < kSpins + kYields) {
+      ++round_;
+      return;
+    }
+    if (void (*hook)() = progress_hook.load(std::memory_order_relaxed)) hook();
+    if (round_ < kSpins + kYields) {
       sched_yield();
     } else {
       // Nap briefly: long enough to give the core away, short enough that a

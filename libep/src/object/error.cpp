@@ -99,6 +99,12 @@ int raise(const Endpoint* endpoint, int error_class, const char* function,
   abort_with(error_class, function, endpoint ? describe(endpoint) : "invalid handle", reason);
 }
 
+int raise_with(MPI_Errhandler handler, int error_class, const char* function,
+               std::string_view where, std::string_view reason) {
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  abort_with(error_class, function, where, reason);
+}
+
 int raise_on(MPI_Comm comm, int error_class, const char* function, std::string_view reason) {
   const bool valid = comm != MPI_COMM_NULL;
   if (handler_returns(valid ? comm : MPI_COMM_WORLD)) return error_class;

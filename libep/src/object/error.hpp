@@ -20,6 +20,12 @@ struct Endpoint;
 /// MPI_COMM_WORLD applies). Returns `error_class` when the handler returns.
 int raise(const Endpoint* endpoint, int error_class, const char* function, std::string_view reason);
 
+/// Reports an error through `handler` (an RMA window handle's, ep/rma.hpp):
+/// returns `error_class` under MPI_ERRORS_RETURN, else prints "where: reason"
+/// and aborts the job.
+int raise_with(MPI_Errhandler handler, int error_class, const char* function,
+               std::string_view where, std::string_view reason);
+
 /// Reports an error of a call on an MPI communicator (endpoint creation),
 /// through that communicator's error handler.
 int raise_on(MPI_Comm comm, int error_class, const char* function, std::string_view reason);

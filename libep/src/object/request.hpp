@@ -52,7 +52,9 @@ struct Incoming {
 struct RequestImpl {
   static constexpr std::uint32_t kMagic = 0x65707271;  // "eprq"
 
-  enum class Kind : std::uint8_t { send, recv };
+  // rma: Rput/Rget/Raccumulate/Rget_accumulate (ep/rma.hpp); complete from
+  // the start (same-process copy) or in_mpi with mpi[0] the MPI request.
+  enum class Kind : std::uint8_t { send, recv, rma };
   enum class State : std::uint8_t {
     inactive,  // persistent, not started (or completed and waited)
     posted,    // receive in the posted queue / rendezvous send waiting for its receiver

@@ -1,0 +1,446 @@
+// The RMA operations: Put, Get, the accumulate family and their request forms.
+//
+// Each call checks its arguments and its epoch, checks the access against
+// the TARGET ENDPOINT's region (MPI sees one window per process and would
+// let an overrun land in the neighbour's region: research rma.md 3.8 #7),
+// then either copies directly (Put/Get to an endpoint of the same process,
+// unified model: research 3.3) or issues the MPI operation on the process's
+// MPI window at displacement region base + disp * the target's disp_unit
+// (the MPI window's disp_unit is 1, so derived target types apply unchanged).
+// Every accumulate-family operation goes through MPI, also to the caller's
+// own process: MPI accumulates are not atomic with CPU atomics on the same
+// word on either MPI (research 2.6: up to 444 384 lost updates).
+#include <cstdlib>
+#include <cstring>
+
+#include "ep/rma.hpp"
+#include "object/error.hpp"
+#include "object/request.hpp"
+#include "p2p/engine.hpp"
+#include "rma/window.hpp"
+
+namespace ep {
+
+using detail::RegionEntry;
+using detail::WinImpl;
+
+namespace {
+
+// Where one checked access goes.
+struct Access {
+  bool proc_null = false;
+  int process = 0;
+  MPI_Aint mpi_disp = 0;        // in the MPI window
+  std::byte* direct = nullptr;  // the target element 0's address, if the target is local
+};
+
+bool predefined_op(MPI_Op op, bool no_op_allowed) {
+  static const MPI_Op ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,    MPI_PROD, MPI_LAND,
+                               MPI_BAND,   MPI_LOR,    MPI_BOR,    MPI_LXOR, MPI_BXOR,
+                               MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE};
+  for (MPI_Op known : ops) {
+    if (op == known) return true;
+  }
+  return no_op_allowed && op == MPI_NO_OP;
+}
+
+int check_type(WinImpl* w, MPI_Datatype type, const char* what, detail::TypeLayout* layout,
+               const char* fn) {
+  if (type == MPI_DATATYPE_NULL) {
+    return detail::raise_win(w, MPI_ERR_TYPE, fn, "{} datatype is MPI_DATATYPE_NULL", what);
+  }
+  if (detail::query_layout(type, layout) != MPI_SUCCESS) {
+    return detail::raise_win(w, MPI_ERR_TYPE, fn, "{} datatype is not valid", what);
+  }
+  return MPI_SUCCESS;
+}
+
+int check_count(WinImpl* w, int count, const char* what, const char* fn) {
+  if (count >= 0) return MPI_SUCCESS;
+  return detail::raise_win(w, MPI_ERR_COUNT, fn, "negative {} count {}", what, count);
+}
+
+// Checks everything about the target side and the epoch; fills `a`.
+int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype type,
+                  bool request_based, const char* fn, Access* a) {
+  if (rank == MPI_PROC_NULL) {
+    a->proc_null = true;
+    return MPI_SUCCESS;
+  }
+  const int n = static_cast<int>(w->shared->by_rank.size());
+  if (rank < 0 || rank >= n) {
+    return detail::raise_win(w, MPI_ERR_RANK, fn,
+                             "target rank {} is not in the window's group of {}", rank, n);
+  }
+  int rc = check_count(w, count, "target", fn);
+  if (rc != MPI_SUCCESS) return rc;
+  detail::TypeLayout layout;
+  rc = check_type(w, type, "the target", &layout, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  const RegionEntry& r = w->shared->by_rank[static_cast<std::size_t>(rank)];
+  MPI_Aint offset = 0;
+  if (__builtin_mul_overflow(disp, static_cast<MPI_Aint>(r.disp_unit), &offset)) {
+    return detail::raise_win(w, MPI_ERR_RMA_RANGE, fn, "displacement {} overflows", disp);
+  }
+  const detail::Footprint fp = layout.footprint(count);
+  if (fp.bytes > 0 && layout.size > 0) {
+    const MPI_Aint low = offset + fp.offset;
+    const MPI_Aint high = low + static_cast<MPI_Aint>(fp.bytes);
+    if (low < 0 || high > r.size) {
+      return detail::raise_win(
+          w, MPI_ERR_RMA_RANGE, fn,
+          "access to bytes [{}, {}) of target {}, whose region holds {} bytes; nothing moved", low,
+          high, rank, r.size);
+    }
+  }
+  rc = detail::enter_access(w, rank, request_based, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  a->process = r.mpi_rank;
+  a->mpi_disp = r.base + offset;
+  std::byte* local = w->shared->local_address[static_cast<std::size_t>(rank)];
+  if (local && w->shared->unified) a->direct = local + offset;
+  return MPI_SUCCESS;
+}
+
+int check_win(Win win, const char* fn, WinImpl** w) {
+  *w = detail::valid_win(win);
+  return *w ? MPI_SUCCESS : detail::invalid_win(fn);
+}
+
+// The request of an R-form: complete already (`mpi` null) or in MPI.
+Request make_request(WinImpl* w, MPI_Request mpi) {
+  auto* r = new detail::RequestImpl;
+  r->kind = detail::RequestImpl::Kind::rma;
+  r->endpoint = w->endpoint;
+  r->status = detail::empty_status();
+  r->mpi[0] = mpi;
+  r->state.store(mpi == MPI_REQUEST_NULL ? detail::RequestImpl::State::complete
+                                         : detail::RequestImpl::State::in_mpi,
+                 std::memory_order_relaxed);
+  return r;
+}
+
+int check_request_ptr(WinImpl* w, Request* request, const char* fn) {
+  if (request) return MPI_SUCCESS;
+  return detail::raise_win(w, MPI_ERR_ARG, fn, "the request pointer is null");
+}
+
+// ---- Put and Get ----
+
+int put(const void* origin_addr, int origin_count, MPI_Datatype origin_type, int target_rank,
+        MPI_Aint target_disp, int target_count, MPI_Datatype target_type, Win win, Request* request,
+        const char* fn) {
+  WinImpl* w = nullptr;
+  int rc = check_win(win, fn, &w);
+  if (rc != MPI_SUCCESS) return rc;
+  if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
+  detail::TypeLayout origin_layout;
+  if ((rc = check_count(w, origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
+  if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) return rc;
+  Access a;
+  rc = target_access(w, target_rank, target_disp, target_count, target_type, request != nullptr, fn,
+                     &a);
+  if (rc != MPI_SUCCESS) return rc;
+  if (a.proc_null || origin_count == 0) {
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  if (a.direct) {
+    detail::TypeLayout target_layout;
+    rc = detail::query_layout(target_type, &target_layout);
+    if (rc == MPI_SUCCESS) {
+      rc = detail::copy_typed({origin_addr, origin_count, origin_type, origin_layout},
+                              {a.direct, target_count, target_type, target_layout});
+    }
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process copy");
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  rc = request ? MPI_Rput(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
+                          target_count, target_type, w->shared->win, &mpi)
+               : MPI_Put(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
+                         target_count, target_type, w->shared->win);
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, request ? "MPI_Rput" : "MPI_Put");
+  detail::touch(w, a.process);
+  if (request) *request = make_request(w, mpi);
+  return MPI_SUCCESS;
+}
+
+int get(void* origin_addr, int origin_count, MPI_Datatype origin_type, int target_rank,
+        MPI_Aint target_disp, int target_count, MPI_Datatype target_type, Win win, Request* request,
+        const char* fn) {
+  WinImpl* w = nullptr;
+  int rc = check_win(win, fn, &w);
+  if (rc != MPI_SUCCESS) return rc;
+  if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
+  detail::TypeLayout origin_layout;
+  if ((rc = check_count(w, origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
+  if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) return rc;
+  Access a;
+  rc = target_access(w, target_rank, target_disp, target_count, target_type, request != nullptr, fn,
+                     &a);
+  if (rc != MPI_SUCCESS) return rc;
+  if (a.proc_null || origin_count == 0) {
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  if (a.direct) {
+    detail::TypeLayout target_layout;
+    rc = detail::query_layout(target_type, &target_layout);
+    if (rc == MPI_SUCCESS) {
+      rc =
+          detail::copy_typed(detail::ConstTyped{a.direct, target_count, target_type, target_layout},
+                             detail::Typed{origin_addr, origin_count, origin_type, origin_layout});
+    }
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process copy");
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  rc = request ? MPI_Rget(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
+                          target_count, target_type, w->shared->win, &mpi)
+               : MPI_Get(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
+                         target_count, target_type, w->shared->win);
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, request ? "MPI_Rget" : "MPI_Get");
+  detail::touch(w, a.process);
+  if (request) *request = make_request(w, mpi);
+  return MPI_SUCCESS;
+}
+
+// ---- The accumulate family: always through MPI ----
+
+struct AccArgs {
+  const void* origin_addr;
+  int origin_count;
+  MPI_Datatype origin_type;
+  void* result_addr;  // Get_accumulate only
+  int result_count;
+  MPI_Datatype result_type;
+  int target_rank;
+  MPI_Aint target_disp;
+  int target_count;
+  MPI_Datatype target_type;
+  MPI_Op op;
+};
+
+int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const char* fn) {
+  WinImpl* w = nullptr;
+  int rc = check_win(win, fn, &w);
+  if (rc != MPI_SUCCESS) return rc;
+  if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
+  if (!predefined_op(x.op, fetch)) {
+    return detail::raise_win(w, MPI_ERR_OP, fn,
+                             fetch ? "the op must be predefined, MPI_REPLACE or MPI_NO_OP"
+                                   : "the op must be predefined or MPI_REPLACE");
+  }
+  detail::TypeLayout layout;
+  const bool reads_origin = !(fetch && x.op == MPI_NO_OP);
+  if (reads_origin) {
+    if ((rc = check_count(w, x.origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
+    if ((rc = check_type(w, x.origin_type, "the origin", &layout, fn)) != MPI_SUCCESS) return rc;
+  }
+  if (fetch) {
+    if ((rc = check_count(w, x.result_count, "result", fn)) != MPI_SUCCESS) return rc;
+    if ((rc = check_type(w, x.result_type, "the result", &layout, fn)) != MPI_SUCCESS) return rc;
+  }
+  Access a;
+  rc = target_access(w, x.target_rank, x.target_disp, x.target_count, x.target_type,
+                     request != nullptr, fn, &a);
+  if (rc != MPI_SUCCESS) return rc;
+  if (a.proc_null) {
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  MPI_Win mwin = w->shared->win;
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  const char* call = nullptr;
+  if (fetch) {
+    call = request ? "MPI_Rget_accumulate" : "MPI_Get_accumulate";
+    rc = request ? MPI_Rget_accumulate(x.origin_addr, x.origin_count, x.origin_type, x.result_addr,
+                                       x.result_count, x.result_type, a.process, a.mpi_disp,
+                                       x.target_count, x.target_type, x.op, mwin, &mpi)
+                 : MPI_Get_accumulate(x.origin_addr, x.origin_count, x.origin_type, x.result_addr,
+                                      x.result_count, x.result_type, a.process, a.mpi_disp,
+                                      x.target_count, x.target_type, x.op, mwin);
+  } else {
+    call = request ? "MPI_Raccumulate" : "MPI_Accumulate";
+    rc = request ? MPI_Raccumulate(x.origin_addr, x.origin_count, x.origin_type, a.process,
+                                   a.mpi_disp, x.target_count, x.target_type, x.op, mwin, &mpi)
+                 : MPI_Accumulate(x.origin_addr, x.origin_count, x.origin_type, a.process,
+                                  a.mpi_disp, x.target_count, x.target_type, x.op, mwin);
+  }
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, call);
+  detail::touch(w, a.process);
+  if (request) *request = make_request(w, mpi);
+  return MPI_SUCCESS;
+}
+
+// Open MPI 4.1.4 segfaults in MPI_Compare_and_swap on 8-byte types between
+// processes (osc/rdma over btl/vader's CMA single copy: research rma.md 2.1,
+// open-mpi/ompi#11349), Win_allocate and Win_create alike, even with one
+// thread. No window info key avoids it; two MCA settings do
+// (`btl_vader_single_copy_mechanism none`, `osc ucx`). An emulation from
+// other MPI operations would not be atomic with concurrent accumulates, so
+// libep refuses the call unless one of those settings is in the environment.
+bool cas64_crashes() {
+#if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+  static const bool crashes = [] {
+    const char* copy = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+    const char* osc = std::getenv("OMPI_MCA_osc");
+    const bool avoided =
+        (copy && std::strcmp(copy, "none") == 0) || (osc && std::strncmp(osc, "ucx", 3) == 0);
+    return !avoided;
+  }();
+  return crashes;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+int Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, Win win) {
+  return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win, nullptr, "Put");
+}
+
+int Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, Win win) {
+  return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win, nullptr, "Get");
+}
+
+int Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, Win win,
+         Request* request) {
+  if (!request) {
+    WinImpl* w = detail::valid_win(win);
+    if (!w) return detail::invalid_win("Rput");
+    return check_request_ptr(w, request, "Rput");
+  }
+  return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win, request, "Rput");
+}
+
+int Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, Win win,
+         Request* request) {
+  if (!request) {
+    WinImpl* w = detail::valid_win(win);
+    if (!w) return detail::invalid_win("Rget");
+    return check_request_ptr(w, request, "Rget");
+  }
+  return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win, request, "Rget");
+}
+
+int Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, int target_count,
+               MPI_Datatype target_datatype, MPI_Op op, Win win) {
+  const AccArgs x{origin_addr, origin_count, origin_datatype, nullptr,         0, MPI_DATATYPE_NULL,
+                  target_rank, target_disp,  target_count,    target_datatype, op};
+  return accumulate(x, false, win, nullptr, "Accumulate");
+}
+
+int Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, int target_count,
+                MPI_Datatype target_datatype, MPI_Op op, Win win, Request* request) {
+  if (!request) {
+    WinImpl* w = detail::valid_win(win);
+    if (!w) return detail::invalid_win("Raccumulate");
+    return check_request_ptr(w, request, "Raccumulate");
+  }
+  const AccArgs x{origin_addr, origin_count, origin_datatype, nullptr,         0, MPI_DATATYPE_NULL,
+                  target_rank, target_disp,  target_count,    target_datatype, op};
+  return accumulate(x, false, win, request, "Raccumulate");
+}
+
+int Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   void* result_addr, int result_count, MPI_Datatype result_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, Win win) {
+  const AccArgs x{origin_addr,
+                  origin_count,
+                  origin_datatype,
+                  result_addr,
+                  result_count,
+                  result_datatype,
+                  target_rank,
+                  target_disp,
+                  target_count,
+                  target_datatype,
+                  op};
+  return accumulate(x, true, win, nullptr, "Get_accumulate");
+}
+
+int Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    void* result_addr, int result_count, MPI_Datatype result_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, Win win, Request* request) {
+  if (!request) {
+    WinImpl* w = detail::valid_win(win);
+    if (!w) return detail::invalid_win("Rget_accumulate");
+    return check_request_ptr(w, request, "Rget_accumulate");
+  }
+  const AccArgs x{origin_addr,
+                  origin_count,
+                  origin_datatype,
+                  result_addr,
+                  result_count,
+                  result_datatype,
+                  target_rank,
+                  target_disp,
+                  target_count,
+                  target_datatype,
+                  op};
+  return accumulate(x, true, win, request, "Rget_accumulate");
+}
+
+int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                 MPI_Aint target_disp, MPI_Op op, Win win) {
+  constexpr const char* fn = "Fetch_and_op";
+  WinImpl* w = nullptr;
+  int rc = check_win(win, fn, &w);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!predefined_op(op, true)) {
+    return detail::raise_win(w, MPI_ERR_OP, fn,
+                             "the op must be predefined, MPI_REPLACE or MPI_NO_OP");
+  }
+  Access a;
+  rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
+  if (rc != MPI_SUCCESS || a.proc_null) return rc;
+  rc = MPI_Fetch_and_op(origin_addr, result_addr, datatype, a.process, a.mpi_disp, op,
+                        w->shared->win);
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Fetch_and_op");
+  detail::touch(w, a.process);
+  return MPI_SUCCESS;
+}
+
+int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                     MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, Win win) {
+  constexpr const char* fn = "Compare_and_swap";
+  WinImpl* w = nullptr;
+  int rc = check_win(win, fn, &w);
+  if (rc != MPI_SUCCESS) return rc;
+  Access a;
+  rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
+  if (rc != MPI_SUCCESS || a.proc_null) return rc;
+  int size = 0;
+  if (a.process != w->shared->mpi_rank && cas64_crashes() &&
+      MPI_Type_size(datatype, &size) == MPI_SUCCESS && size == 8) {
+    return detail::raise_win(
+        w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+        "8-byte MPI_Compare_and_swap crashes Open MPI 4.1 (osc/rdma over vader's single-copy "
+        "path, open-mpi/ompi#11349); use a 4-byte type, or run with `--mca "
+        "btl_vader_single_copy_mechanism none` or `--mca osc ucx`");
+  }
+  rc = MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, a.process, a.mpi_disp,
+                            w->shared->win);
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Compare_and_swap");
+  detail::touch(w, a.process);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep
