@@ -8,8 +8,10 @@
 // cost 10-1000 times one).
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,8 +32,12 @@ std::atomic<int> live_windows{0};
 // Drives MPI's progress engine from libep's waits (base/backoff.hpp says why).
 // An MPI_Iprobe on MPI_COMM_SELF matches nothing libep sends, costs one
 // progress round, and is safe from any thread under MPI_THREAD_MULTIPLE.
+// Every 8th call per thread: a waiter yields thousands of times, and each
+// poll takes MPI's progress lock, which the threads doing RMA need.
 void poll_mpi() {
   if (live_windows.load(std::memory_order_relaxed) == 0) return;
+  thread_local unsigned calls = 0;
+  if (++calls % 8 != 0) return;
   int flag = 0;
   // A failure here has no one to report to; the next real MPI call reports it.
   static_cast<void>(
@@ -122,12 +128,20 @@ void make_window(const detail::Endpoint* e, bool allocate, Outcome& out) {
   // segment (allocate) or absolute (create).
   std::vector<RegionEntry> mine(static_cast<std::size_t>(k));
   std::vector<std::byte*> addresses(static_cast<std::size_t>(k), nullptr);
-  if (allocate) {
+  // A Win_create window of one process needs no MPI access to its memory:
+  // every origin is local, Put/Get copy directly and the accumulate family
+  // runs under a process-local lock (rma/local.cpp). Open MPI 4.1.4 cannot
+  // make a create or dynamic window on one process anyway (osc/rdma does not
+  // take it and osc/pt2pt refuses MPI_THREAD_MULTIPLE). The lock words stay
+  // in a small allocated MPI window.
+  s.local_atomics = !allocate && s.mpi_size == 1;
+  if (allocate || s.local_atomics) {
     // Lock words first, then each region, every one rounded up to 64 bytes:
     // endpoints never share a cache line, and MPICH 4.0.2 misplaces data in
     // Win_allocate windows whose size is not a multiple of 16 bytes
     // (research rma.md 2.8: 40, 56, 72, 4104 B wrong, 48, 64, 4096 right).
-    MPI_Aint total = detail::round64(static_cast<MPI_Aint>(k) * 4);
+    const MPI_Aint header = detail::round64(static_cast<MPI_Aint>(k) * 4);
+    MPI_Aint total = header;
     for (int j = 0; j < k; ++j) {
       const Arrival& a = team.peer<Arrival>(j);
       RegionEntry& r = mine[static_cast<std::size_t>(j)];
@@ -135,17 +149,25 @@ void make_window(const detail::Endpoint* e, bool allocate, Outcome& out) {
       r.size = a.size;
       r.disp_unit = a.disp_unit;
       r.lock = static_cast<MPI_Aint>(j) * 4;
-      total += detail::round64(a.size);
+      if (allocate) total += detail::round64(a.size);
     }
-    total = detail::round64(total);
-    rc = MPI_Win_allocate(total, 1, MPI_INFO_NULL, s.mpi_comm, &s.segment, &s.win);
+    // MPI promises no alignment of the segment: 64 bytes more, and the
+    // layout starts at the first 64-byte boundary.
+    rc = MPI_Win_allocate(detail::round64(total) + detail::kAlign, 1, MPI_INFO_NULL, s.mpi_comm,
+                          &s.segment, &s.win);
     if (rc != MPI_SUCCESS) return fail(rc, creation_failed("MPI_Win_allocate", rc));
+    const auto misalign =
+        static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(s.segment) % detail::kAlign);
+    const MPI_Aint shift = misalign == 0 ? 0 : detail::kAlign - misalign;
     // Zeroed before any process can reach them: the others learn where the
     // words are only from the Allgatherv below.
-    std::memset(s.segment, 0,
-                static_cast<std::size_t>(detail::round64(static_cast<MPI_Aint>(k) * 4)));
+    std::memset(s.segment + shift, 0, static_cast<std::size_t>(header));
     for (int j = 0; j < k; ++j) {
-      addresses[static_cast<std::size_t>(j)] = s.segment + mine[static_cast<std::size_t>(j)].base;
+      RegionEntry& r = mine[static_cast<std::size_t>(j)];
+      r.base += shift;
+      r.lock += shift;
+      addresses[static_cast<std::size_t>(j)] =
+          allocate ? s.segment + r.base : static_cast<std::byte*>(team.peer<Arrival>(j).base);
     }
   } else {
     rc = MPI_Win_create_dynamic(MPI_INFO_NULL, s.mpi_comm, &s.win);
@@ -335,7 +357,7 @@ int Win_free(Win* win) {
     int rc = MPI_Win_unlock_all(s->win);
     // Every process's operations are complete before memory is detached.
     detail::keep_first_error(&rc, MPI_Barrier(s->mpi_comm));
-    if (s->flavor == MPI_WIN_FLAVOR_CREATE) {
+    if (s->flavor == MPI_WIN_FLAVOR_CREATE && !s->local_atomics) {
       for (void* at : s->attached) detail::keep_first_error(&rc, MPI_Win_detach(s->win, at));
     }
     detail::keep_first_error(&rc, MPI_Win_free(&s->win));
@@ -398,7 +420,25 @@ int Win_get_errhandler(Win win, MPI_Errhandler* errhandler) {
   WinImpl* w = detail::valid_win(win);
   if (!w) return detail::invalid_win(fn);
   if (!errhandler) return detail::raise_win(w, MPI_ERR_ARG, fn, "errhandler is null");
-  *errhandler = w->errhandler;
+  // MPI hands out a new reference, which the caller releases with
+  // MPI_Errhandler_free; Open MPI frees a predefined handler whose count
+  // drops to zero ("free(): invalid pointer"). So the handle comes from
+  // MPI_Comm_get_errhandler on a private communicator holding that handler.
+  static MPI_Comm holders[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+  static int setup_rc = MPI_SUCCESS;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const MPI_Errhandler handlers[2] = {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN};
+    for (int i = 0; i < 2 && setup_rc == MPI_SUCCESS; ++i) {
+      setup_rc = MPI_Comm_dup(MPI_COMM_SELF, &holders[i]);
+      if (setup_rc == MPI_SUCCESS) setup_rc = MPI_Comm_set_errhandler(holders[i], handlers[i]);
+    }
+  });
+  int rc = setup_rc;
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Comm_get_errhandler(holders[w->errhandler == MPI_ERRORS_RETURN ? 1 : 0], errhandler);
+  }
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Comm_get_errhandler");
   return MPI_SUCCESS;
 }
 

@@ -10,8 +10,9 @@
 // Every accumulate-family operation goes through MPI, also to the caller's
 // own process: MPI accumulates are not atomic with CPU atomics on the same
 // word on either MPI (research 2.6: up to 444 384 lost updates).
-#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "ep/rma.hpp"
 #include "object/error.hpp"
@@ -29,6 +30,7 @@ namespace {
 // Where one checked access goes.
 struct Access {
   bool proc_null = false;
+  detail::TypeLayout layout;  // of the target datatype
   int process = 0;
   MPI_Aint mpi_disp = 0;        // in the MPI window
   std::byte* direct = nullptr;  // the target element 0's address, if the target is local
@@ -44,12 +46,42 @@ bool predefined_op(MPI_Op op, bool no_op_allowed) {
   return no_op_allowed && op == MPI_NO_OP;
 }
 
+// The layout of a datatype. The predefined types an RMA hot loop uses are
+// looked up in a table made once: three MPI queries per operation cost as
+// much as a third of an 8-byte Put (research rma.md 2.5: 0.048 us).
+int layout_of(MPI_Datatype type, detail::TypeLayout* layout) {
+  struct Known {
+    MPI_Datatype type;
+    detail::TypeLayout layout;
+  };
+  static const std::vector<Known> known = [] {
+    std::vector<Known> table;
+    for (MPI_Datatype t : {MPI_BYTE, MPI_CHAR, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_INT32_T,
+                           MPI_INT64_T, MPI_UINT32_T, MPI_UINT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+                           MPI_DOUBLE, MPI_FLOAT, MPI_SHORT}) {
+      Known k{t, {}};
+      if (detail::query_layout(t, &k.layout) == MPI_SUCCESS) table.push_back(k);
+    }
+    return table;
+  }();
+  for (const Known& k : known) {
+    if (k.type == type) {
+      *layout = k.layout;
+      return MPI_SUCCESS;
+    }
+  }
+  return detail::query_layout(type, layout);
+}
+
+// A null datatype is refused here; other invalid ones by the layout query
+// or, on the MPI path, by MPI itself (before it does anything).
 int check_type(WinImpl* w, MPI_Datatype type, const char* what, detail::TypeLayout* layout,
                const char* fn) {
   if (type == MPI_DATATYPE_NULL) {
     return detail::raise_win(w, MPI_ERR_TYPE, fn, "{} datatype is MPI_DATATYPE_NULL", what);
   }
-  if (detail::query_layout(type, layout) != MPI_SUCCESS) {
+  if (!layout) return MPI_SUCCESS;
+  if (layout_of(type, layout) != MPI_SUCCESS) {
     return detail::raise_win(w, MPI_ERR_TYPE, fn, "{} datatype is not valid", what);
   }
   return MPI_SUCCESS;
@@ -74,7 +106,7 @@ int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype t
   }
   int rc = check_count(w, count, "target", fn);
   if (rc != MPI_SUCCESS) return rc;
-  detail::TypeLayout layout;
+  detail::TypeLayout& layout = a->layout;
   rc = check_type(w, type, "the target", &layout, fn);
   if (rc != MPI_SUCCESS) return rc;
   const RegionEntry& r = w->shared->by_rank[static_cast<std::size_t>(rank)];
@@ -98,7 +130,7 @@ int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype t
   a->process = r.mpi_rank;
   a->mpi_disp = r.base + offset;
   std::byte* local = w->shared->local_address[static_cast<std::size_t>(rank)];
-  if (local && w->shared->unified) a->direct = local + offset;
+  if (local && (w->shared->unified || w->shared->local_atomics)) a->direct = local + offset;
   return MPI_SUCCESS;
 }
 
@@ -134,9 +166,8 @@ int put(const void* origin_addr, int origin_count, MPI_Datatype origin_type, int
   int rc = check_win(win, fn, &w);
   if (rc != MPI_SUCCESS) return rc;
   if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
-  detail::TypeLayout origin_layout;
   if ((rc = check_count(w, origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
-  if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) return rc;
+  if ((rc = check_type(w, origin_type, "the origin", nullptr, fn)) != MPI_SUCCESS) return rc;
   Access a;
   rc = target_access(w, target_rank, target_disp, target_count, target_type, request != nullptr, fn,
                      &a);
@@ -146,12 +177,12 @@ int put(const void* origin_addr, int origin_count, MPI_Datatype origin_type, int
     return MPI_SUCCESS;
   }
   if (a.direct) {
-    detail::TypeLayout target_layout;
-    rc = detail::query_layout(target_type, &target_layout);
-    if (rc == MPI_SUCCESS) {
-      rc = detail::copy_typed({origin_addr, origin_count, origin_type, origin_layout},
-                              {a.direct, target_count, target_type, target_layout});
+    detail::TypeLayout origin_layout;
+    if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) {
+      return rc;
     }
+    rc = detail::copy_typed({origin_addr, origin_count, origin_type, origin_layout},
+                            {a.direct, target_count, target_type, a.layout});
     if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process copy");
     if (request) *request = make_request(w, MPI_REQUEST_NULL);
     return MPI_SUCCESS;
@@ -174,9 +205,8 @@ int get(void* origin_addr, int origin_count, MPI_Datatype origin_type, int targe
   int rc = check_win(win, fn, &w);
   if (rc != MPI_SUCCESS) return rc;
   if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
-  detail::TypeLayout origin_layout;
   if ((rc = check_count(w, origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
-  if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) return rc;
+  if ((rc = check_type(w, origin_type, "the origin", nullptr, fn)) != MPI_SUCCESS) return rc;
   Access a;
   rc = target_access(w, target_rank, target_disp, target_count, target_type, request != nullptr, fn,
                      &a);
@@ -186,13 +216,12 @@ int get(void* origin_addr, int origin_count, MPI_Datatype origin_type, int targe
     return MPI_SUCCESS;
   }
   if (a.direct) {
-    detail::TypeLayout target_layout;
-    rc = detail::query_layout(target_type, &target_layout);
-    if (rc == MPI_SUCCESS) {
-      rc =
-          detail::copy_typed(detail::ConstTyped{a.direct, target_count, target_type, target_layout},
-                             detail::Typed{origin_addr, origin_count, origin_type, origin_layout});
+    detail::TypeLayout origin_layout;
+    if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) {
+      return rc;
     }
+    rc = detail::copy_typed(detail::ConstTyped{a.direct, target_count, target_type, a.layout},
+                            detail::Typed{origin_addr, origin_count, origin_type, origin_layout});
     if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process copy");
     if (request) *request = make_request(w, MPI_REQUEST_NULL);
     return MPI_SUCCESS;
@@ -234,21 +263,29 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
                              fetch ? "the op must be predefined, MPI_REPLACE or MPI_NO_OP"
                                    : "the op must be predefined or MPI_REPLACE");
   }
-  detail::TypeLayout layout;
   const bool reads_origin = !(fetch && x.op == MPI_NO_OP);
   if (reads_origin) {
     if ((rc = check_count(w, x.origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
-    if ((rc = check_type(w, x.origin_type, "the origin", &layout, fn)) != MPI_SUCCESS) return rc;
+    if ((rc = check_type(w, x.origin_type, "the origin", nullptr, fn)) != MPI_SUCCESS) return rc;
   }
   if (fetch) {
     if ((rc = check_count(w, x.result_count, "result", fn)) != MPI_SUCCESS) return rc;
-    if ((rc = check_type(w, x.result_type, "the result", &layout, fn)) != MPI_SUCCESS) return rc;
+    if ((rc = check_type(w, x.result_type, "the result", nullptr, fn)) != MPI_SUCCESS) return rc;
   }
   Access a;
   rc = target_access(w, x.target_rank, x.target_disp, x.target_count, x.target_type,
                      request != nullptr, fn, &a);
   if (rc != MPI_SUCCESS) return rc;
   if (a.proc_null) {
+    if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    return MPI_SUCCESS;
+  }
+  if (w->shared->local_atomics) {
+    rc = detail::local_atomic(
+        *w->shared,
+        {x.origin_addr, x.origin_count, x.origin_type, fetch ? x.result_addr : nullptr,
+         x.result_count, x.result_type, nullptr, a.direct, x.target_count, x.target_type, x.op});
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process accumulate");
     if (request) *request = make_request(w, MPI_REQUEST_NULL);
     return MPI_SUCCESS;
   }
@@ -276,21 +313,73 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
   return MPI_SUCCESS;
 }
 
-// Open MPI 4.1.4 segfaults in MPI_Compare_and_swap on 8-byte types between
-// processes (osc/rdma over btl/vader's CMA single copy: research rma.md 2.1,
-// open-mpi/ompi#11349), Win_allocate and Win_create alike, even with one
-// thread. No window info key avoids it; two MCA settings do
-// (`btl_vader_single_copy_mechanism none`, `osc ucx`). An emulation from
-// other MPI operations would not be atomic with concurrent accumulates, so
-// libep refuses the call unless one of those settings is in the environment.
+// The value of Open MPI's MCA variable `name` as text, through the MPI tool
+// interface (so a setting from mpirun --mca, the environment or a parameter
+// file counts alike); empty if there is none.
+std::string mca_value(MPI_T_cvar_handle handle, int index) {
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+  char name[256];
+  int name_length = sizeof name;
+  int verbosity = 0, bind = 0, scope = 0;
+  if (MPI_T_cvar_get_info(index, name, &name_length, &verbosity, &type, &enumtype, nullptr, nullptr,
+                          &bind, &scope) != MPI_SUCCESS) {
+    return {};
+  }
+  if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) != MPI_SUCCESS) return {};
+  std::string value;
+  if (type == MPI_CHAR) {
+    std::vector<char> text(static_cast<std::size_t>(count) + 1, '\0');
+    if (MPI_T_cvar_read(handle, text.data()) == MPI_SUCCESS) value = text.data();
+  } else if (type == MPI_INT && count == 1) {
+    int number = 0;
+    if (MPI_T_cvar_read(handle, &number) == MPI_SUCCESS && enumtype != MPI_T_ENUM_NULL) {
+      int items = 0;
+      char enum_name[256];
+      int enum_name_length = sizeof enum_name;
+      if (MPI_T_enum_get_info(enumtype, &items, enum_name, &enum_name_length) == MPI_SUCCESS) {
+        for (int i = 0; i < items; ++i) {
+          int item_value = 0;
+          char item[256];
+          int item_length = sizeof item;
+          if (MPI_T_enum_get_item(enumtype, i, &item_value, item, &item_length) == MPI_SUCCESS &&
+              item_value == number) {
+            value = item;
+          }
+        }
+      }
+    }
+  }
+  static_cast<void>(MPI_T_cvar_handle_free(&handle));
+  return value;
+}
+
+std::string mca_setting(const char* name) {
+  int index = -1;
+  if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) return {};
+  return mca_value(MPI_T_CVAR_HANDLE_NULL, index);
+}
+
+// Open MPI 4.1.4 segfaults in 8-byte MPI_Compare_and_swap, between processes
+// and to its own process (osc/rdma over btl/vader's emulated atomics,
+// mca_btl_vader_emu_acswap: research rma.md 2.1, open-mpi/ompi#11349),
+// Win_allocate and Win_create alike, even with one thread. No window info
+// key avoids it (tried: acc_single_intrinsic true and false, accumulate_ops,
+// accumulate_ordering, with the research's atomics_min.cpp); two MCA
+// settings do (`btl_vader_single_copy_mechanism none`, `osc ucx`). An
+// emulation from other MPI operations would not be atomic with concurrent
+// accumulates on the same word, so libep refuses the call unless one of
+// those settings is in force.
 bool cas64_crashes() {
 #if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
   static const bool crashes = [] {
-    const char* copy = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
-    const char* osc = std::getenv("OMPI_MCA_osc");
-    const bool avoided =
-        (copy && std::strcmp(copy, "none") == 0) || (osc && std::strncmp(osc, "ucx", 3) == 0);
-    return !avoided;
+    int provided = 0;
+    if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return true;
+    const std::string copy = mca_setting("btl_vader_single_copy_mechanism");
+    const std::string osc = mca_setting("osc");
+    static_cast<void>(MPI_T_finalize());
+    return !(copy == "none" || osc.rfind("ucx", 0) == 0);
   }();
   return crashes;
 #else
@@ -411,6 +500,12 @@ int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype dataty
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
   if (rc != MPI_SUCCESS || a.proc_null) return rc;
+  if (w->shared->local_atomics) {
+    rc = detail::local_atomic(*w->shared, {origin_addr, 1, datatype, result_addr, 1, datatype,
+                                           nullptr, a.direct, 1, datatype, op});
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process Fetch_and_op");
+    return MPI_SUCCESS;
+  }
   rc = MPI_Fetch_and_op(origin_addr, result_addr, datatype, a.process, a.mpi_disp, op,
                         w->shared->win);
   if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Fetch_and_op");
@@ -428,13 +523,19 @@ int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
   if (rc != MPI_SUCCESS || a.proc_null) return rc;
   int size = 0;
-  if (a.process != w->shared->mpi_rank && cas64_crashes() &&
-      MPI_Type_size(datatype, &size) == MPI_SUCCESS && size == 8) {
+  if (w->shared->mpi_size > 1 && cas64_crashes() && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+      size == 8) {
     return detail::raise_win(
         w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
         "8-byte MPI_Compare_and_swap crashes Open MPI 4.1 (osc/rdma over vader's single-copy "
         "path, open-mpi/ompi#11349); use a 4-byte type, or run with `--mca "
         "btl_vader_single_copy_mechanism none` or `--mca osc ucx`");
+  }
+  if (w->shared->local_atomics) {
+    rc = detail::local_atomic(*w->shared, {origin_addr, 1, datatype, result_addr, 1, datatype,
+                                           compare_addr, a.direct, 1, datatype, MPI_REPLACE});
+    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process Compare_and_swap");
+    return MPI_SUCCESS;
   }
   rc = MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, a.process, a.mpi_disp,
                             w->shared->win);

@@ -66,9 +66,11 @@ int acquire(WinImpl* w, int rank, bool exclusive) {
     backoff.pause();
   }
   // What the previous holder wrote, directly or through MPI, is visible to
-  // this endpoint's direct loads from here on (unified model).
-  std::atomic_thread_fence(std::memory_order_acquire);
-  return MPI_Win_sync(win);
+  // this endpoint's direct loads from here on. In the unified model (both
+  // MPIs here) MPI_Win_sync is only this barrier, and Open MPI's also runs
+  // its progress engine: too dear for every lock.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return w->shared->unified ? MPI_SUCCESS : MPI_Win_sync(win);
 }
 
 // Completes this endpoint's operations on `rank`, then gives up the word.
@@ -78,10 +80,9 @@ int release(WinImpl* w, int rank, bool exclusive) {
   int rc = flush_process(w, r.mpi_rank);
   if (rc != MPI_SUCCESS) return rc;
   // Direct stores into a same-process target become visible to whoever
-  // takes the lock next, from any process.
-  std::atomic_thread_fence(std::memory_order_release);
-  rc = MPI_Win_sync(win);
-  if (rc != MPI_SUCCESS) return rc;
+  // takes the lock next, from any process (see acquire on MPI_Win_sync).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!w->shared->unified && (rc = MPI_Win_sync(win)) != MPI_SUCCESS) return rc;
   const std::int32_t minus = exclusive ? -kWriter : -1;
   rc = MPI_Accumulate(&minus, 1, MPI_INT32_T, r.mpi_rank, r.lock, 1, MPI_INT32_T, MPI_SUM, win);
   if (rc != MPI_SUCCESS) return rc;
@@ -247,8 +248,7 @@ int Win_unlock(int rank, Win win) {
   const int p = w->shared->by_rank[static_cast<std::size_t>(rank)].mpi_rank;
   if (state == WinImpl::kNoCheck) {
     rc = detail::flush_process(w, p);
-    std::atomic_thread_fence(std::memory_order_release);
-    if (rc == MPI_SUCCESS) rc = MPI_Win_sync(w->shared->win);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   } else {
     rc = detail::release(w, rank, state == WinImpl::kExclusive);
   }
@@ -289,8 +289,7 @@ int Win_unlock_all(Win win) {
   }
   w->all_taken_list.clear();
   detail::keep_first_error(&rc, flush_all(w));
-  std::atomic_thread_fence(std::memory_order_release);
-  detail::keep_first_error(&rc, MPI_Win_sync(w->shared->win));
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   w->lock_all = false;
   w->lock_all_nocheck = false;
   if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "completing or releasing");

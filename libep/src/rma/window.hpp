@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,11 @@ struct WinShared {
   int comm_id = 0;  // the communicator's number, for messages
   int flavor = MPI_WIN_FLAVOR_ALLOCATE;
   int model = MPI_WIN_UNIFIED;
-  bool unified = true;                    // same-process Put/Get may copy directly
+  bool unified = true;  // same-process Put/Get may copy directly
+  // Win_create on one process: the accumulate family runs locally under
+  // `atomics` (rma/local.cpp), not through MPI.
+  bool local_atomics = false;
+  std::mutex atomics;
   std::vector<RegionEntry> by_rank;       // every endpoint rank of the communicator
   std::vector<std::byte*> local_address;  // by rank: the region's address if local, else null
   std::unique_ptr<LocalTeam> team;        // the window's own: the communicator may go first
@@ -148,6 +153,24 @@ inline void touch(WinImpl* w, int p) {
 
 /// Completes `w`'s MPI operations to process `p` (if any); returns an MPI code.
 int flush_process(WinImpl* w, int p);
+
+/// The accumulate family on a same-process target without MPI (only for
+/// WinShared::local_atomics): `result` null for Accumulate; `compare`
+/// non-null for Compare_and_swap. Returns an MPI error code.
+struct LocalAtomic {
+  const void* origin;
+  int origin_count;
+  MPI_Datatype origin_type;
+  void* result;
+  int result_count;
+  MPI_Datatype result_type;
+  const void* compare;
+  std::byte* target;
+  int target_count;
+  MPI_Datatype target_type;
+  MPI_Op op;
+};
+int local_atomic(WinShared& s, const LocalAtomic& x);
 
 /// Live endpoint windows of this process (the progress hook polls while > 0).
 void count_window(int delta);
