@@ -54,7 +54,10 @@ Operations (--op; fop and cas move one element, --sizes does not apply):
   get-acc    MPI_Get_accumulate, MPI_SUM of MPI_INT (as acc)
   fop        MPI_Fetch_and_op, MPI_SUM, one 8-byte integer (--atomic-bytes)
   cas        MPI_Compare_and_swap, one integer: 4 bytes by default on Open MPI,
-             whose 64-bit CAS crashes 4.1.x (open-mpi/ompi#11349), 8 elsewhere
+             whose 64-bit CAS crashes 4.1.x (open-mpi/ompi#11349), 8 elsewhere;
+             --atomic-bytes 8 there needs mpirun --mca
+             btl_vader_single_copy_mechanism none (or --mca osc ucx): libep
+             refuses it otherwise, and plain MPI crashes
 Synchronisation (--sync), as OSU's -s:
   flush        one shared lock of the target around the loop; op + MPI_Win_flush
   flush-local  the same with MPI_Win_flush_local
