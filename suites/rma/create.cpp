@@ -25,11 +25,13 @@ constexpr int kBytes = 128;
 int unit_of(int rank) { return rank % 2 == 0 ? 4 : 8; }
 bool exposes(int rank, int n) { return n == 1 || rank != n - 1; }
 
-// Win_allocate with the same units: the attributes describe the memory it
-// gave this rank, and the error handler set is the one got.
+// Win_allocate with the same units and sizes that are not multiples of 16
+// bytes: the attributes describe the memory it gave this rank, the error
+// handler set is the one got, and a Put lands where it should.
 void allocated(Context& t) {
   const int me = t.rank();
-  const MPI_Aint size = 64 * (me % 3 + 1);
+  // 40, 104, 168 bytes: not multiples of 16 (see the data check below).
+  const MPI_Aint size = 40 + 64 * (me % 3);
   void* base = nullptr;
   api::Win win = api::WIN_NULL;
   if (!t.check_rc(api::Win_allocate(size, unit_of(me), MPI_INFO_NULL, t.comm(), &base, &win),
@@ -55,19 +57,54 @@ void allocated(Context& t) {
              "Win_get_attr(CREATE_FLAVOR)");
   flags += flag;
   if (t.expect_eq(flags, 4, "Win_allocate attributes found")) {
-    t.out("allocated: size {} disp_unit {} flavor {} base is the memory given: {}", *attr_size,
-          *attr_unit, flavor_name(*attr_flavor), attr_base == base);
+    t.out("allocated: size {} disp_unit {} flavor {}", *attr_size, *attr_unit,
+          flavor_name(*attr_flavor));
     t.expect_eq(*attr_size, size, "MPI_WIN_SIZE");
     t.expect_eq(*attr_unit, unit_of(me), "MPI_WIN_DISP_UNIT");
     t.expect_eq(*attr_flavor, MPI_WIN_FLAVOR_ALLOCATE, "MPI_WIN_CREATE_FLAVOR");
-    t.check(attr_base == base, "MPI_WIN_BASE is the memory Win_allocate gave");
+    // MPICH 4.0.2 gets the base of such sizes wrong (reference_mpi.hpp).
+    if (kEndpoints || !reference::kWinAllocateMisplacesOddSizes) {
+      if (!reference::kWinAllocateMisplacesOddSizes)
+        t.out("base is the memory given: {}", attr_base == base);
+      t.check(attr_base == base, "MPI_WIN_BASE is the memory Win_allocate gave");
+    }
   }
   t.out("error handler got is the one set: {}", handler == MPI_ERRORS_RETURN);
   if (kEndpoints) {  // libep's promise (ep/rma.hpp); MPI promises no alignment
-    t.check(reinterpret_cast<std::uintptr_t>(base) % 64 == 0,
-            "Win_allocate memory 64-byte aligned");
+    t.expect_eq(reinterpret_cast<std::uintptr_t>(base) % 64, std::uintptr_t{0},
+                "Win_allocate memory's address modulo 64");
   }
-  if (handler != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&handler);
+  // Data near the end of each region (byte size-8, a multiple of both
+  // units), which MPICH 4.0.2 misplaces in
+  // windows of such sizes (reference_mpi.hpp): libep must not, so the
+  // endpoint program checks it everywhere and the reference where its MPI
+  // gets it right.
+  constexpr bool reference_right = !reference::kWinAllocateMisplacesOddSizes;
+  if (kEndpoints || reference_right) {
+    const int n = t.size();
+    const int right = (me + 1) % n;
+    const int left = (me + n - 1) % n;
+    const MPI_Aint right_size = 40 + 64 * (right % 3);
+    int* mine = static_cast<int*>(base);
+    for (MPI_Aint i = 0; i < size / 4; ++i) mine[i] = -1;
+    t.check_rc(api::Win_fence(0, win), "Win_fence");
+    const int value = 100 + me;
+    // Byte right_size-8 of the right neighbour, in its unit.
+    const MPI_Aint disp = (right_size - 8) / unit_of(right);
+    t.check_rc(api::Put(&value, 1, MPI_INT, right, disp, 1, MPI_INT, win), "Put near the end");
+    t.check_rc(api::Win_fence(MPI_MODE_NOSUCCEED, win), "Win_fence");
+    int untouched = 0;
+    const MPI_Aint at = size / 4 - 2;
+    for (MPI_Aint i = 0; i < size / 4; ++i) untouched += i != at && mine[i] == -1;
+    if (reference_right) {
+      t.out("int at byte {} of the allocated region: {}; the others untouched: {}", size - 8,
+            mine[at], untouched == size / 4 - 1);
+    }
+    t.expect_eq(mine[at], 100 + left, "Put near the end of an allocated region");
+    t.expect_eq(untouched, static_cast<int>(size / 4 - 1), "ints left untouched");
+  }
+  // A predefined handler is not freed (libep hands out the handle itself).
+  if (handler != MPI_ERRHANDLER_NULL && handler != MPI_ERRORS_RETURN) MPI_Errhandler_free(&handler);
   free_window(t, win);
 }
 

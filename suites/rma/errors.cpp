@@ -36,13 +36,14 @@ constexpr int kCounter = 8;  // the good calls' counter; every other int stays 0
 // Measured with this test's reference program. Open MPI 4.1.4 makes a
 // Win_allocate window of one process with osc/sm, which checks little, and
 // of several with osc/rdma:
-//  - osc/sm: Put and Win_flush outside an epoch, Win_fence inside lock_all,
+//  - osc/sm: Put and Win_flush outside an epoch, Win_fence inside lock_all
+//    (also with MPI_MODE_NOCHECK),
 //    accesses past the end and Win_flush of rank `size` succeed (the Puts
 //    write where they point);
 //    Win_free inside lock_all segfaults (ompi_osc_sm_free -> ompi_comm_free);
 //  - osc/rdma: a second Win_lock of one target, and Win_lock inside
-//    lock_all, succeed; Win_flush of rank `size` segfaults
-//    (ompi_osc_rdma_flush); Win_free inside lock_all frees the window.
+//    lock_all, succeed (inside lock_all(NOCHECK) it is MPI_ERR_RMA_SYNC); Win_flush of rank `size`
+//    segfaults (ompi_osc_rdma_flush); Win_free inside lock_all frees the window.
 // MPICH 4.0.2 (ch4) checks no access against the target's size (the Put
 // past the end succeeds) and reports a bad lock type as MPI_ERR_ARG.
 // Neither MPI detects an Rput in a fence epoch (it succeeds and writes),
@@ -66,6 +67,9 @@ struct Reference {
   bool free_in_epoch = true;
   bool request_in_fence = true;
   bool win_null = true;
+  bool nocheck_lock_all = true;
+  bool nocheck_lock = true;
+  bool nocheck_fence = true;
 };
 
 Reference reference_for(int processes) {
@@ -81,6 +85,7 @@ Reference reference_for(int processes) {
       r.put_outside_epoch = false;
       r.flush_outside_epoch = false;
       r.fence_in_passive = false;
+      r.nocheck_fence = false;
       r.range = false;
       r.flush_rank = false;
     } else {
@@ -253,6 +258,19 @@ void eptest::run(Context& t) {
            [&] { return api::Win_free(&w.win); });
   t.check(w.win != api::WIN_NULL, "a failed Win_free reset the handle");
   t.check_rc(api::Win_unlock_all(w.win), "Win_unlock_all");
+
+  // The same checks in a lock_all epoch that asserts MPI_MODE_NOCHECK (no
+  // lock is taken; the epoch is still open).
+  t.check_rc(api::Win_lock_all(MPI_MODE_NOCHECK, w.win), "Win_lock_all(NOCHECK)");
+  e.expect("Win_lock_all inside lock_all(NOCHECK)", MPI_ERR_RMA_SYNC, ref.nocheck_lock_all,
+           [&] { return api::Win_lock_all(0, w.win); });
+  e.expect("Win_lock inside lock_all(NOCHECK)", MPI_ERR_RMA_SYNC, ref.nocheck_lock,
+           [&] { return api::Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w.win); });
+  e.expect("Win_fence inside lock_all(NOCHECK)", MPI_ERR_RMA_SYNC, ref.nocheck_fence,
+           [&] { return api::Win_fence(0, w.win); });
+  e.expect("Put past the end inside lock_all(NOCHECK)", MPI_ERR_RMA_RANGE, ref.range,
+           [&] { return api::Put(data, 4, MPI_INT, right, kInts - 2, 4, MPI_INT, w.win); });
+  t.check_rc(api::Win_unlock_all(w.win), "Win_unlock_all(NOCHECK)");
 
   // A request-based operation in a fence epoch.
   t.check_rc(api::Win_fence(0, w.win), "Win_fence");

@@ -12,6 +12,7 @@
 // The iteration counts depend on timing, so the output says only whether
 // the totals are exact.
 #include <chrono>
+#include <cstdio>
 
 #include "helpers.hpp"
 #include "rma_test.hpp"
@@ -118,8 +119,8 @@ struct Stress {
 }  // namespace
 
 void eptest::run(Context& t) {
-  const int iterations = t.params().get_int("iterations", 20000);
-  const int millis = t.params().get_int("millis", 1500);
+  const int iterations = t.params().get_int("iterations", 100000);
+  const int millis = t.params().get_int("millis", 1000);
   const int n = t.size();
   Window w = allocate(t, t.comm(), kSlots);
   if (w.win == api::WIN_NULL) return;
@@ -132,6 +133,12 @@ void eptest::run(Context& t) {
     if (done % 16 == 0 && std::chrono::steady_clock::now() > deadline) break;
     s.step(done, rng.below(n), rng.below(7));
   }
+
+  // How far it got, for the log only (it depends on timing).
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - (deadline - std::chrono::milliseconds(millis)));
+  std::fprintf(stderr, "rank %d: %d operations in %lld ms\n", t.rank(), done,
+               static_cast<long long>(elapsed.count()));
 
   // Everything every rank did to every target.
   std::vector<int> totals(s.counts.size(), 0);

@@ -43,6 +43,10 @@
 // dynamic windows (Win_create_dynamic, Win_attach), shared-memory windows
 // (Win_allocate_shared, Win_shared_query), window attributes other than the
 // predefined ones, Win_get_group, Win_get_info/Win_set_info.
+// On Open MPI 4.1, an 8-byte Compare_and_swap on a window of more than one
+// process gives MPI_ERR_UNSUPPORTED_OPERATION (Open MPI crashes in it),
+// unless run with `--mca btl_vader_single_copy_mechanism none` or
+// `--mca osc ucx`; 4-byte ones work everywhere.
 #pragma once
 
 #include <ep/types.hpp>

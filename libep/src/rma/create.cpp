@@ -281,6 +281,7 @@ void make_window(const detail::Endpoint* e, bool allocate, Outcome& out) {
     w->touched_list.reserve(static_cast<std::size_t>(s.mpi_size));
     s.handles.push_back(std::move(w));
   }
+  s.leaving.store(k, std::memory_order_relaxed);
   detail::count_window(1);
   out.shared = shared.release();
 }
@@ -374,8 +375,12 @@ int Win_free(Win* win) {
       fmt::format("endpoint {} of window on communicator #{}", w->rank, s->comm_id);
   w->magic = 0;
   *win = WIN_NULL;
+  // The last endpoint out deletes the window, team included: an endpoint
+  // released from a barrier may still be reading the barrier's counter
+  // after the last arriver has left it (AddressSanitizer saw the leader
+  // delete it under a waiter, rma.create@3), but not after its decrement.
   team.sync();  // everyone has read the result
-  if (local == 0) delete s;
+  if (s->leaving.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s;
   if (rc != MPI_SUCCESS)
     return detail::raise_with(handler, detail::error_class_of(rc), fn, where, why);
   return MPI_SUCCESS;

@@ -119,10 +119,10 @@ int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype t
     const MPI_Aint low = offset + fp.offset;
     const MPI_Aint high = low + static_cast<MPI_Aint>(fp.bytes);
     if (low < 0 || high > r.size) {
-      return detail::raise_win(
-          w, MPI_ERR_RMA_RANGE, fn,
-          "access to bytes [{}, {}) of target {}, whose region holds {} bytes; nothing moved", low,
-          high, rank, r.size);
+      return detail::raise_win(w, MPI_ERR_RMA_RANGE, fn,
+                               "out of range (MPI_ERR_RMA_RANGE): bytes [{}, {}) of target {}, "
+                               "whose region holds {} bytes; nothing moved",
+                               low, high, rank, r.size);
     }
   }
   rc = detail::enter_access(w, rank, request_based, fn);
@@ -378,7 +378,9 @@ bool cas64_crashes() {
     if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return true;
     const std::string copy = mca_setting("btl_vader_single_copy_mechanism");
     const std::string osc = mca_setting("osc");
-    static_cast<void>(MPI_T_finalize());
+    // No MPI_T_finalize: Open MPI 4.1.4 unloads the components MPI_T
+    // registered and loses the strings they allocated, which LeakSanitizer
+    // reports (rma.stress in the ASan stage); initialised, they stay reachable.
     return !(copy == "none" || osc.rfind("ucx", 0) == 0);
   }();
   return crashes;
@@ -522,9 +524,7 @@ int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
   if (rc != MPI_SUCCESS || a.proc_null) return rc;
-  int size = 0;
-  if (w->shared->mpi_size > 1 && cas64_crashes() && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
-      size == 8) {
+  if (a.layout.size == 8 && w->shared->mpi_size > 1 && cas64_crashes()) {
     return detail::raise_win(
         w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
         "8-byte MPI_Compare_and_swap crashes Open MPI 4.1 (osc/rdma over vader's single-copy "

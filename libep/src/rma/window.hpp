@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,6 +70,7 @@ struct WinShared {
 
   std::vector<std::unique_ptr<WinImpl>> handles;  // by local endpoint
   int fence_rc = MPI_SUCCESS;                     // the leader's MPI result of a fence
+  std::atomic<int> leaving{0};                    // Win_free: endpoints still inside
 };
 
 }  // namespace ep::detail
