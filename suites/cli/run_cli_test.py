@@ -6,6 +6,7 @@ Two kinds of test, chosen by the options:
   run_cli_test.py --launcher L --np N [--timeout S] --schema result.schema.json \
       --json FILE|- --expect impl=ep --expect placement=intra ... \
       --families latency,bandwidth --sizes 8,1024 -- ep-bench p2p ...
+    (--prefix rma --families latency/put/flush,... for ep-bench rma)
     The run must succeed, its JSON must match the schema, hold every
     (family, size) with all repetitions and aggregates, and the table must
     be printed by one rank only.
@@ -34,28 +35,49 @@ from tool_test import fail  # noqa: E402
 AGGREGATES = ["median", "mean", "min", "max", "p90", "stddev"]
 
 
-def check_series(document, families, sizes, repetitions):
+def check_series(document, prefix, families, sizes, repetitions):
+    """Every (family, size) has its series, each with all repetitions and
+    aggregates; a first create/free pair (run_name .../cold) has one."""
     entries = document["benchmarks"]
+    expected = 0
     for family in families:
         for size in sizes:
-            series = [e for e in entries if e["family"] == f"p2p/{family}" and e["bytes"] == size]
-            runs = [e for e in series if e["run_type"] == "iteration"]
-            indices = sorted(e["repetition_index"] for e in runs)
-            if indices != list(range(repetitions)):
-                fail(f"{family} {size} B: repetition indices {indices}, expected 0..{repetitions - 1}")
-            names = sorted(e["aggregate_name"] for e in series if e["run_type"] == "aggregate")
-            if names != sorted(AGGREGATES):
-                fail(f"{family} {size} B: aggregates {names}, expected {AGGREGATES}")
-            for e in runs:
-                if e["real_time"] <= 0:
-                    fail(f"{e['name']}: real_time {e['real_time']}")
-                if family != "latency" and e.get("items_per_second", 0) <= 0:
-                    fail(f"{e['name']}: no message rate")
-                if e["validated"] and e["validation_errors"] != 0:
-                    fail(f"{e['name']}: {e['validation_errors']} wrong payloads")
-    expected = len(families) * len(sizes) * (repetitions + len(AGGREGATES))
+            series = [e for e in entries
+                      if e["family"] == f"{prefix}/{family}" and e["bytes"] == size]
+            if not series:
+                fail(f"no entries of family {prefix}/{family} at {size} B")
+            for run_name in sorted({e["run_name"] for e in series}):
+                mine = [e for e in series if e["run_name"] == run_name]
+                wanted = 1 if run_name.endswith("/cold") else repetitions
+                runs = [e for e in mine if e["run_type"] == "iteration"]
+                indices = sorted(e["repetition_index"] for e in runs)
+                if indices != list(range(wanted)):
+                    fail(f"{run_name}: repetition indices {indices}, expected 0..{wanted - 1}")
+                names = sorted(e["aggregate_name"] for e in mine if e["run_type"] == "aggregate")
+                if names != sorted(AGGREGATES):
+                    fail(f"{run_name}: aggregates {names}, expected {AGGREGATES}")
+                for e in runs:
+                    if e["real_time"] <= 0:
+                        fail(f"{e['name']}: real_time {e['real_time']}")
+                    streaming = family.split("/")[0] in ("bandwidth", "msgrate")
+                    if streaming and e.get("items_per_second", 0) <= 0:
+                        fail(f"{e['name']}: no message rate")
+                    if e["validated"] and e["validation_errors"] != 0:
+                        fail(f"{e['name']}: {e['validation_errors']} wrong payloads")
+                expected += wanted + len(AGGREGATES)
     if len(entries) != expected:
         fail(f"{len(entries)} benchmark entries, expected {expected}")
+
+
+def table_title(prefix, family):
+    """How the table of a family begins: "# p2p latency ", "# rma latency put
+    --sync flush ", "# rma create/free "."""
+    if prefix != "rma":
+        return f"# {prefix} {family} "
+    parts = family.split("/")
+    if parts[0] in ("create", "free"):
+        return "# rma create/free "
+    return f"# rma {parts[0]} {parts[1]} --sync {parts[2]} "
 
 
 def check_success(args, code, out, err):
@@ -67,14 +89,14 @@ def check_success(args, code, out, err):
     if context["processes"] != args.np:
         fail(f"context.processes is {context['processes']}, expected {args.np}")
     repetitions = context["repetitions"]
-    check_series(document, args.families.split(","), [int(s) for s in args.sizes.split(",")],
-                 repetitions)
+    check_series(document, args.prefix, args.families.split(","),
+                 [int(s) for s in args.sizes.split(",")], repetitions)
     # The table goes where the JSON does not, and only one rank prints it.
     tables = err if args.json == "-" else out
-    for family in args.families.split(","):
-        titles = tables.count(f"# p2p {family} ")
+    for title in sorted({table_title(args.prefix, f) for f in args.families.split(",")}):
+        titles = tables.count(title)
         if titles != 1:
-            fail(f"the {family} table title appears {titles} times, expected once")
+            fail(f"the table title '{title}' appears {titles} times, expected once")
 
 
 def main():
@@ -83,7 +105,9 @@ def main():
     parser.add_argument("--schema")
     parser.add_argument("--json", help="where the run writes its JSON ('-': stdout)")
     parser.add_argument("--expect", action="append", default=[], help="context KEY=VALUE")
-    parser.add_argument("--families", default="latency,bandwidth,msgrate")
+    parser.add_argument("--prefix", default="p2p", help="the subcommand the families belong to")
+    parser.add_argument("--families", default="latency,bandwidth,msgrate",
+                        help="families without the prefix: latency, or latency/put/flush for rma")
     parser.add_argument("--sizes", default="8")
     parser.add_argument("--fail", action="append", default=[],
                         help="the run must fail and print TEXT")

@@ -1,0 +1,820 @@
+#include "rma.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ep/ep.hpp>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "comm_bench.hpp"
+#include "comm_bench_measure.hpp"
+#include "measure.hpp"
+#include "mpi_check.hpp"
+#include "report.hpp"
+#include "rma_kernels.hpp"
+#include "session.hpp"
+#include "sizes.hpp"
+#include "watchdog.hpp"
+
+namespace ep::bench {
+
+// A namespace of its own: tools compile in unity batches, where the
+// anonymous namespaces of p2p.cpp and the others would otherwise meet this
+// file's.
+namespace rma_bench {
+
+namespace {
+
+// The targets of a bandwidth window each get their own slot; past this
+// budget the window shrinks for large sizes (as p2p's streaming).
+constexpr std::int64_t rma_window_budget = std::int64_t{64} << 20;
+
+constexpr const char* rma_help = R"(
+Ranks and processes, as in p2p. With k = --pairs, ranks 0..k-1 are origins and
+ranks k..2k-1 targets; origin i works on target k+i only. mpirun -np must match:
+  --impl ep          --placement intra   -np 1: one process hosts all 2k endpoints
+  --impl ep          --placement inter   -np 2: process 0 the k origins, process 1
+                                                the k targets
+  --impl mpi-threads --placement intra   -np 1: 2k threads share one MPI rank and
+                                                one MPI window (each pair its own
+                                                region), targeting their own rank
+  --impl mpi-threads --placement inter   -np 2: k threads per process
+  --impl mpi         (either placement)  -np 2k: one rank per process; results
+                                                are labelled "inter"
+Every endpoint or rank is driven by its own thread. Add --bind-to none to
+mpirun where a process hosts several threads.
+
+Operations (--op; fop and cas move one element, --sizes does not apply):
+  put, get   MPI_BYTE x size
+  acc        MPI_Accumulate, MPI_SUM of MPI_INT: sizes that are not a multiple
+             of 4 bytes are left out
+  get-acc    MPI_Get_accumulate, MPI_SUM of MPI_INT (as acc)
+  fop        MPI_Fetch_and_op, MPI_SUM, one 8-byte integer (--atomic-bytes)
+  cas        MPI_Compare_and_swap, one integer: 4 bytes by default on Open MPI,
+             whose 64-bit CAS crashes 4.1.x (open-mpi/ompi#11349), 8 elsewhere;
+             --atomic-bytes 8 there needs mpirun --mca
+             btl_vader_single_copy_mechanism none (or --mca osc ucx): libep
+             refuses it otherwise, and plain MPI crashes
+Synchronisation (--sync), as OSU's -s:
+  flush        one shared lock of the target around the loop; op + MPI_Win_flush
+  flush-local  the same with MPI_Win_flush_local
+  lock         lock (exclusive for fop and cas, else shared) + op + unlock
+  lock-all     lock_all + op + unlock_all
+  fence        latency: OSU's ping-pong (fence, origin op, fence, target op
+               back, fence), one-way time = iteration / 2; bandwidth: fence,
+               the origin's window of ops, fence
+  --impl mpi-threads holds one lock_all (MPI_MODE_NOCHECK) per process over
+  the run, as threads cannot each lock an MPI rank: flush and flush-local only.
+Window (--window-kind, OSU's -w): allocate (MPI_Win_allocate) or create
+(MPI_Win_create over memory the benchmark allocates); a new window per case.
+
+Measurements (--test):
+  latency    one op + its synchronisation per iteration, us per op
+  bandwidth  a window of --window-size back-to-back ops (one slot each), then
+             one synchronisation (OSU's put_bw); MB/s = 10^6 bytes/s, summed
+             over pairs
+  create     the time to create (Win_allocate or Win_create, --create-size
+             bytes per rank) and free a window over all 2k ranks, in pairs,
+             the first pair of the run apart (phase "cold"), as split does;
+             endpoints (P processes x K) against P*K MPI processes:
+             -np 2 --impl ep --placement inter --pairs 2 vs -np 4 --impl mpi --pairs 2
+             (not with mpi-threads)
+A repetition's time is that of the slowest rank; every repetition is kept.
+--validate, after the timed repetitions: put and get bytes, accumulate sums
+that cannot overflow, fetch-and-op old values and a CAS counter, each in
+target memory and in what came back.
+
+Examples:
+  scripts/mpirun.sh -np 2 ep-bench rma --impl ep --placement inter --op put,fop --sizes 8
+  scripts/mpirun.sh -np 2 ep-bench rma --impl mpi --op put --sync flush,lock,fence \
+      --test latency,bandwidth --sizes 8,64K --json rma-mpi.json
+  scripts/mpirun.sh --bind-to none -np 2 ep-bench rma --impl ep --placement inter --pairs 2 \
+      --test create)";
+
+enum class RmaTest { latency, bandwidth };
+
+const char* test_name(RmaTest t) { return t == RmaTest::latency ? "latency" : "bandwidth"; }
+
+const char* op_name(RmaOp op) {
+  switch (op) {
+    case RmaOp::put:
+      return "put";
+    case RmaOp::get:
+      return "get";
+    case RmaOp::acc:
+      return "acc";
+    case RmaOp::get_acc:
+      return "get-acc";
+    case RmaOp::fop:
+      return "fop";
+    case RmaOp::cas:
+      return "cas";
+  }
+  return "?";
+}
+
+RmaOp op_of(const std::string& name) {
+  for (const RmaOp op :
+       {RmaOp::put, RmaOp::get, RmaOp::acc, RmaOp::get_acc, RmaOp::fop, RmaOp::cas})
+    if (name == op_name(op)) return op;
+  throw std::invalid_argument(name);
+}
+
+const char* sync_name(RmaSync s) {
+  switch (s) {
+    case RmaSync::flush:
+      return "flush";
+    case RmaSync::flush_local:
+      return "flush-local";
+    case RmaSync::lock:
+      return "lock";
+    case RmaSync::lock_all:
+      return "lock-all";
+    case RmaSync::fence:
+      return "fence";
+  }
+  return "?";
+}
+
+RmaSync sync_of(const std::string& name) {
+  for (const RmaSync s :
+       {RmaSync::flush, RmaSync::flush_local, RmaSync::lock, RmaSync::lock_all, RmaSync::fence})
+    if (name == sync_name(s)) return s;
+  throw std::invalid_argument(name);
+}
+
+const char* type_name(MPI_Datatype t) {
+  if (t == MPI_BYTE) return "MPI_BYTE";
+  if (t == MPI_INT) return "MPI_INT";
+  if (t == MPI_INT64_T) return "MPI_INT64_T";
+  return "MPI_INT32_T";
+}
+
+/// One benchmark: an operation under a synchronisation, at one size.
+struct RmaCase {
+  RmaTest test = RmaTest::latency;
+  RmaSync sync = RmaSync::flush;
+  RmaShape shape;
+};
+
+// --- who runs where ---------------------------------------------------------------
+
+/// Which process and thread plays which rank (p2p's model).
+struct RmaLayout {
+  Impl impl = Impl::ep;
+  bool intra = true;
+  int pairs = 1;
+  int processes = 1;
+  int workers = 1;
+
+  const char* placement() const { return intra ? "intra" : "inter"; }
+  int rank_of(int process, int worker) const { return process * workers + worker; }
+  bool is_origin(int rank) const { return rank < pairs; }
+  int pair_of(int rank) const { return rank % pairs; }
+  int peer_of(int rank) const { return (rank + pairs) % (2 * pairs); }
+};
+
+RmaLayout plan_rma_layout(const RmaOptions& o) {
+  RmaLayout l;
+  l.impl = o.bench.parsed_impl();
+  l.pairs = o.pairs;
+  l.intra = o.placement == "intra" && l.impl != Impl::mpi;
+  if (l.impl == Impl::mpi) {
+    l.processes = 2 * o.pairs;
+  } else if (l.intra) {
+    l.workers = 2 * o.pairs;
+  } else {
+    l.processes = 2;
+    l.workers = o.pairs;
+  }
+  return l;
+}
+
+void check_rma_world(const RmaLayout& l, int world_size) {
+  if (world_size == l.processes) return;
+  std::string why;
+  if (l.impl == Impl::mpi)
+    why = fmt::format("--impl mpi runs each of the {} ranks of --pairs {} in its own process",
+                      2 * l.pairs, l.pairs);
+  else if (l.intra)
+    why = fmt::format("--impl {} --placement intra puts all {} ranks of --pairs {} in one process",
+                      impl_name(l.impl), 2 * l.pairs, l.pairs);
+  else
+    why = fmt::format(
+        "--impl {} --placement inter puts the {} origin(s) in process 0 and the {} target(s) in "
+        "process 1",
+        impl_name(l.impl), l.pairs, l.pairs);
+  throw UsageError(fmt::format(
+      "{}, so it needs mpirun -np {}, but this job has {} process{} (see 'ep-bench rma --help')",
+      why, l.processes, world_size, world_size == 1 ? "" : "es"));
+}
+
+bool wants(const std::vector<std::string>& list, const char* item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+/// Only --test create (which mpi-threads refuses anyway) asked for.
+bool cases_need_no_window(const RmaOptions& o) {
+  return !wants(o.tests, "latency") && !wants(o.tests, "bandwidth");
+}
+
+/// The element size of fop and cas.
+int atomic_bytes_of(const RmaOptions& o, RmaOp op) {
+  if (o.atomic_bytes != "auto") return std::stoi(o.atomic_bytes);
+#ifdef OPEN_MPI
+  // 64-bit MPI_Compare_and_swap segfaults Open MPI 4.1.4 (osc/rdma with
+  // btl/vader; open-mpi/ompi#11349, research section 2.1): the MPI baseline
+  // could not run, so both implementations compare on a 32-bit integer.
+  if (op == RmaOp::cas) return 4;
+#endif
+  (void)op;
+  return 8;
+}
+
+std::vector<RmaCase> plan_rma_cases(const RmaOptions& o, Impl impl) {
+  std::vector<RmaCase> cases;
+  const std::vector<std::int64_t> sizes = parse_size_list(o.sizes);
+  std::vector<RmaSync> syncs;
+  for (const auto& name : o.syncs) syncs.push_back(sync_of(name));
+  if (impl == Impl::mpi_threads)
+    for (const RmaSync s : syncs)
+      if (s != RmaSync::flush && s != RmaSync::flush_local)
+        throw UsageError(fmt::format(
+            "--sync {}: --impl mpi-threads shares one MPI rank between threads, which cannot "
+            "each lock it; use flush or flush-local",
+            sync_name(s)));
+  for (const RmaTest test : {RmaTest::latency, RmaTest::bandwidth}) {
+    if (!wants(o.tests, test_name(test))) continue;
+    for (const auto& op_text : o.ops) {
+      const RmaOp op = op_of(op_text);
+      std::vector<std::int64_t> op_sizes;
+      if (op == RmaOp::fop || op == RmaOp::cas) {
+        op_sizes = {atomic_bytes_of(o, op)};
+      } else {
+        for (const std::int64_t b : sizes) {
+          if (b == 0)
+            throw UsageError("--sizes: an RMA operation moves at least 1 byte; leave out 0");
+          if ((op == RmaOp::acc || op == RmaOp::get_acc) && b % 4 != 0) continue;
+          op_sizes.push_back(b);
+        }
+        if (op_sizes.empty())
+          throw UsageError(fmt::format(
+              "--op {} adds 4-byte MPI_INT elements, but --sizes '{}' has no multiple of 4 bytes",
+              op_name(op), o.sizes));
+      }
+      for (const RmaSync sync : syncs) {
+        for (const std::int64_t bytes : op_sizes) {
+          RmaCase c;
+          c.test = test;
+          c.sync = sync;
+          c.shape.op = op;
+          c.shape.bytes = bytes;
+          if (op == RmaOp::put || op == RmaOp::get) {
+            c.shape.type = MPI_BYTE;
+            c.shape.count = static_cast<int>(bytes);
+          } else if (op == RmaOp::acc || op == RmaOp::get_acc) {
+            c.shape.type = MPI_INT;
+            c.shape.count = static_cast<int>(bytes / 4);
+          } else {
+            c.shape.type = bytes == 8 ? MPI_INT64_T : MPI_INT32_T;
+            c.shape.count = 1;
+          }
+          c.shape.slots = test == RmaTest::latency
+                              ? 1
+                              : static_cast<int>(std::clamp<std::int64_t>(rma_window_budget / bytes,
+                                                                          1, o.window_size));
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+// --- results --------------------------------------------------------------------
+
+/// Tables and JSON entries of the latency and bandwidth cases. Every
+/// process's worker 0 calls it alike; only the writer prints and keeps.
+class RmaReport {
+ public:
+  RmaReport(const RmaOptions& o, const RmaLayout& l, Session& session)
+      : options_(o), layout_(l), session_(session), out_(session.table_out()) {}
+
+  void begin(const RmaCase& c);
+  void repetition_done(const RmaCase& c, int repetition);
+  void add(const RmaCase& c, const Measurement<>& m, int win_model);
+  std::int64_t validation_errors() const { return validation_errors_; }
+
+ private:
+  Table table_for(const RmaCase& c) const;
+  std::string what(const RmaCase& c) const {
+    return fmt::format("{} {} --sync {}", test_name(c.test), op_name(c.shape.op),
+                       sync_name(c.sync));
+  }
+
+  const RmaOptions& options_;
+  const RmaLayout& layout_;
+  Session& session_;
+  std::FILE* out_;
+  std::string current_;
+  std::int64_t validation_errors_ = 0;
+};
+
+Table RmaReport::table_for(const RmaCase& c) const {
+  std::vector<Table::Column> columns{{"bytes", 9}};
+  if (c.test == RmaTest::latency)
+    columns.insert(columns.end(), {{"iters", 9}, {"median", 11}, {"min", 11}, {"p90", 11}});
+  else
+    columns.insert(columns.end(), {{"window", 8}, {"median MB/s", 13}, {"min", 11}, {"max", 11}});
+  if (options_.bench.validate) columns.push_back({"valid", 9});
+  return Table(out_, std::move(columns));
+}
+
+void RmaReport::begin(const RmaCase& c) {
+  watchdog_case(fmt::format("rma {} {} B", what(c), format_size(c.shape.bytes)));
+  if (!session_.writer() || current_ == what(c)) return;
+  current_ = what(c);
+  session_.clear_progress();
+  const Table table = table_for(c);
+  table.print_title(fmt::format(
+      "rma {} --impl {} --placement {} --window-kind {}: {} pair{}, {}, {} repetitions ({})",
+      what(c), impl_name(layout_.impl), layout_.placement(), options_.window_kind, layout_.pairs,
+      layout_.pairs == 1 ? "" : "s", type_name(c.shape.type), options_.bench.repetitions,
+      c.test == RmaTest::latency ? "us per operation" : "MB/s, all pairs together"));
+  table.print_header();
+}
+
+void RmaReport::repetition_done(const RmaCase& c, int repetition) {
+  session_.progress(fmt::format("rma {} {} bytes: repetition {}/{}", what(c),
+                                format_size(c.shape.bytes), repetition + 1,
+                                options_.bench.repetitions));
+}
+
+void RmaReport::add(const RmaCase& c, const Measurement<>& m, int win_model) {
+  // Reduced over all ranks: every process counts alike and exits alike.
+  validation_errors_ += m.validation_errors.value_or(0);
+  if (!session_.writer()) return;
+  const bool latency = c.test == RmaTest::latency;
+  Series s;
+  s.name =
+      fmt::format("rma/{}/{}/{}/{}/{}/{}", test_name(c.test), op_name(c.shape.op),
+                  sync_name(c.sync), impl_name(layout_.impl), layout_.placement(), c.shape.bytes);
+  if (layout_.pairs > 1) s.name += fmt::format("/pairs:{}", layout_.pairs);
+  s.family = fmt::format("rma/{}/{}/{}", test_name(c.test), op_name(c.shape.op), sync_name(c.sync));
+  s.labels = {{"impl", impl_name(layout_.impl)},
+              {"placement", layout_.placement()},
+              {"pairs", layout_.pairs},
+              {"ranks", 2 * layout_.pairs},
+              {"bytes", c.shape.bytes},
+              {"op", op_name(c.shape.op)},
+              {"sync", sync_name(c.sync)},
+              {"window_kind", options_.window_kind},
+              {"datatype", type_name(c.shape.type)},
+              {"win_model", win_model == MPI_WIN_UNIFIED    ? "unified"
+                            : win_model == MPI_WIN_SEPARATE ? "separate"
+                                                            : "unknown"}};
+  if (!latency) s.labels["window"] = c.shape.slots;
+  s.iterations = m.iterations;
+  // Latency: real_time per operation (a fence iteration is two one-way
+  // trips); bandwidth: per operation of one pair, rates over all pairs.
+  const double per_iteration =
+      latency ? (c.sync == RmaSync::fence ? 2.0 : 1.0) : static_cast<double>(c.shape.slots);
+  for (const auto& seconds : m.repetitions) {
+    const double ops = static_cast<double>(m.iterations) * per_iteration;
+    Repetition r;
+    r.real_time = seconds[0] / ops * 1e6;
+    r.cpu_time = seconds[1] / ops * 1e6;
+    if (!latency && seconds[0] > 0) {
+      r.items_per_second = ops * layout_.pairs / seconds[0];
+      r.bytes_per_second = *r.items_per_second * static_cast<double>(c.shape.bytes);
+    }
+    s.repetitions.push_back(r);
+  }
+  s.validation_errors = m.validation_errors;
+  const Noise noise = session_.add(s);
+  std::vector<std::string> row{format_size(c.shape.bytes)};
+  if (latency) {
+    const Summary t = summarize_metric(s, &Repetition::real_time);
+    row.insert(row.end(), {std::to_string(s.iterations), format_number(t.median),
+                           format_number(t.min), format_number(t.p90)});
+  } else {
+    const Summary bw = summarize_metric(s, &Repetition::bytes_per_second).value_or(Summary{});
+    row.insert(row.end(), {std::to_string(c.shape.slots), format_number(bw.median * 1e-6),
+                           format_number(bw.min * 1e-6), format_number(bw.max * 1e-6)});
+  }
+  if (s.validation_errors)
+    row.push_back(*s.validation_errors == 0 ? "ok" : fmt::format("{} BAD", *s.validation_errors));
+  table_for(c).print_row(row, noise_mark(noise));
+}
+
+// --- windows --------------------------------------------------------------------
+
+/// A window and this handle's memory in it.
+template <class Calls>
+struct RmaWindow {
+  typename Calls::Win win{};
+  std::byte* base = nullptr;
+  std::vector<std::byte> user;  // --window-kind create: the memory exposed
+};
+
+/// Creates a window of `bytes` per handle over `comm`; its memory zeroed.
+template <class Calls>
+void open_window(RmaWindow<Calls>& w, std::size_t bytes, bool allocate, typename Calls::Comm comm) {
+  if (allocate) {
+    Calls::allocate(static_cast<MPI_Aint>(bytes), comm, &w.base, &w.win);
+  } else {
+    w.user.assign(bytes + 64, std::byte{0});
+    const auto at = reinterpret_cast<std::uintptr_t>(w.user.data());
+    w.base = w.user.data() + ((64 - at % 64) % 64);  // on a cache line, as allocate's
+    Calls::create(w.base, static_cast<MPI_Aint>(bytes), comm, &w.win);
+  }
+  // No epoch is open yet: nobody accesses the memory until the next
+  // step_together, which orders this local store before any remote access.
+  if (bytes > 0) std::memset(w.base, 0, bytes);
+}
+
+/// What one worker plays in a case.
+struct RmaSeat {
+  bool origin = true;
+  int pair = 0;
+  int self = 0;  ///< this worker's rank in the window (the process's, for mpi-threads)
+};
+
+/// --validate: the target fills its region, each origin issues one checked
+/// operation per slot (a CAS counter: several), then the target checks its
+/// region. Returns the wrong values over all ranks.
+template <class Calls>
+std::int64_t validate_rma(Team& team, int w, const RmaCase& c, const RmaSeat& seat,
+                          RmaBuffers& buffers, const RmaTarget<Calls>& target, std::byte* region,
+                          bool epoch_open) {
+  // The target's own accesses to its memory: in an epoch on itself, or,
+  // inside the process's lock_all, ordered by MPI_Win_sync.
+  const auto local_access = [&](auto&& body) {
+    if (epoch_open) {
+      Calls::sync(target.win);
+      body();
+      Calls::sync(target.win);
+    } else {
+      Calls::lock(MPI_LOCK_EXCLUSIVE, seat.self, target.win);
+      body();
+      Calls::unlock(seat.self, target.win);
+    }
+  };
+  step_together(team, w);
+  if (!seat.origin) local_access([&] { rma_fill_target(c.shape, region, seat.pair); });
+  std::int64_t wrong = validate_together(team, w, [&] {
+    return seat.origin ? rma_checked_ops<Calls>(c.shape, buffers, target, seat.pair, epoch_open)
+                       : std::int64_t{0};
+  });
+  wrong += validate_together(team, w, [&] {
+    std::int64_t bad = 0;
+    if (!seat.origin) local_access([&] { bad = rma_check_target(c.shape, region, seat.pair); });
+    return bad;
+  });
+  return wrong;
+}
+
+/// Measures one case on a window every worker reaches through `target`;
+/// `region`: this worker's part of the window's memory.
+template <class Calls>
+Measurement<> measure_rma_case(Team& team, int w, const RmaCase& c, const RmaSeat& seat,
+                               const RmaTarget<Calls>& target, std::byte* region, bool epoch_open,
+                               const BenchOptions& o, const OnRepetition& on_repetition) {
+  const bool latency = c.test == RmaTest::latency;
+  RmaBuffers buffers(c.shape);
+  const auto kernel = [&](std::int64_t n) {
+    rma_kernel<Calls>(c.shape, c.sync, latency, seat.origin, epoch_open, buffers, target, n);
+  };
+  Measurement<> m = measure(team, w, kernel,
+                            Schedule::of(o, default_warmup(c.shape.bytes, latency)), on_repetition);
+  // A fence that promises no further epoch closes the fence epochs, so that
+  // the checks may lock and the window may be freed.
+  if (c.sync == RmaSync::fence) Calls::fence_end(target.win);
+  if (o.validate)
+    m.validation_errors =
+        validate_rma<Calls>(team, w, c, seat, buffers, target, region, epoch_open);
+  return m;
+}
+
+/// Every case, a window each, on handles of the endpoint communicator (ep)
+/// or of a duplicate of MPI_COMM_WORLD (mpi: one rank per process).
+template <class Calls>
+void rma_cases_per_rank(Team& team, int w, typename Calls::Comm comm, int rank, const RmaLayout& l,
+                        const std::vector<RmaCase>& cases, const RmaOptions& o, RmaReport& report) {
+  const RmaSeat seat{l.is_origin(rank), l.pair_of(rank), rank};
+  for (const RmaCase& c : cases) {
+    if (w == 0) report.begin(c);
+    RmaWindow<Calls> window;
+    open_window(window, c.shape.region_bytes(), o.window_kind == "allocate", comm);
+    const RmaTarget<Calls> target{window.win, l.peer_of(rank), 0};
+    const int model = Calls::model(window.win);
+    const auto m = measure_rma_case<Calls>(team, w, c, seat, target, window.base, false, o.bench,
+                                           [&](int r) { report.repetition_done(c, r); });
+    step_together(team, w);  // every rank done with the window before it goes
+    Calls::free(&window.win);
+    if (w == 0) report.add(c, m, model);
+  }
+}
+
+// --- window creation ----------------------------------------------------------------
+
+CommLayout comm_layout_of(const RmaLayout& l, int process) {
+  CommLayout c;
+  c.impl = l.impl;
+  c.per_process.assign(static_cast<std::size_t>(l.processes), l.workers);
+  c.total = 2 * l.pairs;
+  c.process = process;
+  c.workers = l.workers;
+  c.first_rank = l.rank_of(process, 0);
+  return c;
+}
+
+template <class Calls>
+PairTimes time_window_creation(Team& team, int w, typename Calls::Comm comm, const RmaOptions& o,
+                               std::size_t bytes, CommReport& report) {
+  const bool allocate = o.window_kind == "allocate";
+  RmaWindow<Calls> window;
+  std::vector<std::byte> user(bytes + 64);  // create: the memory, allocated once, outside timing
+  const auto create = [&] {
+    if (allocate)
+      Calls::allocate(static_cast<MPI_Aint>(bytes), comm, &window.base, &window.win);
+    else
+      Calls::create(user.data(), static_cast<MPI_Aint>(bytes), comm, &window.win);
+  };
+  const auto destroy = [&] { Calls::free(&window.win); };
+  if (w == 0) report.starting("create/free");
+  PairTimes times = measure_pairs(team, w, create, destroy, o.bench,
+                                  [&](int r) { report.repetition_done("create/free", r); });
+  if (o.bench.validate)  // one more window: its size as asked, its memory where it should be
+    times.validation_errors = validate_pair(team, w, create, destroy, [&] {
+      const MPI_Aint size = Calls::size_of(window.win);
+      void* base = Calls::base_of(window.win);
+      const bool base_ok = allocate ? base != nullptr : base == user.data();
+      return std::int64_t{size != static_cast<MPI_Aint>(bytes)} + std::int64_t{!base_ok};
+    });
+  return times;
+}
+
+// --- running with each implementation ---------------------------------------------
+
+struct RmaRun {
+  const RmaOptions& options;
+  const RmaLayout& layout;
+  const std::vector<RmaCase>& cases;
+  bool create_test;
+  RmaReport& report;
+  CommReport& creation;
+};
+
+void run_rma_with_ep(const RmaRun& run, int process) {
+  const RmaLayout& l = run.layout;
+  std::vector<ep::Comm> comms(static_cast<std::size_t>(l.workers), ep::COMM_NULL);
+  tools::check(ep::Comm_create_endpoints(MPI_COMM_WORLD, l.workers, MPI_INFO_NULL, comms.data()),
+               "ep::Comm_create_endpoints");
+  Team team(l.workers);
+  team.run([&](int w) {
+    ep::Comm& comm = comms[static_cast<std::size_t>(w)];
+    const int rank = l.rank_of(process, w);
+    int actual = -1;
+    tools::check(ep::Comm_rank(comm, &actual), "ep::Comm_rank");
+    if (actual != rank)  // the whole pattern rests on this order
+      tools::abort_job(fmt::format("endpoint {} of process {} has rank {}, expected {}", w, process,
+                                   actual, rank));
+    rma_cases_per_rank<RmaEpCalls>(team, w, comm, rank, l, run.cases, run.options, run.report);
+    if (run.create_test) {
+      const PairTimes t = time_window_creation<RmaEpCalls>(
+          team, w, comm, run.options, static_cast<std::size_t>(parse_size(run.options.create_size)),
+          run.creation);
+      if (w == 0) run.creation.add_pairs(t);
+    }
+    tools::check(ep::Comm_free(&comm), "ep::Comm_free");
+  });
+}
+
+void run_rma_with_mpi(const RmaRun& run, int process) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  tools::check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+  Team team(1);
+  team.run([&](int w) {
+    rma_cases_per_rank<RmaMpiCalls>(team, w, comm, process, run.layout, run.cases, run.options,
+                                    run.report);
+    if (run.create_test) {
+      const PairTimes t = time_window_creation<RmaMpiCalls>(
+          team, w, comm, run.options, static_cast<std::size_t>(parse_size(run.options.create_size)),
+          run.creation);
+      run.creation.add_pairs(t);
+    }
+  });
+  tools::check(MPI_Comm_free(&comm), "MPI_Comm_free");
+}
+
+// Threads sharing an MPI rank: one window per process, made by worker 0,
+// each pair its own region in it; one lock_all over each case, since MPI's
+// locks belong to the process and several threads may not each lock one
+// target (mt_lat's pattern in the research).
+void run_rma_with_mpi_threads(const RmaRun& run, int process) {
+  const RmaLayout& l = run.layout;
+  MPI_Comm comm = MPI_COMM_NULL;
+  tools::check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+  Team team(l.workers);
+  RmaWindow<RmaMpiCalls> window;
+  int model = -1;
+  team.run([&](int w) {
+    const int rank = l.rank_of(process, w);
+    const RmaSeat seat{l.is_origin(rank), l.pair_of(rank), process};
+    for (const RmaCase& c : run.cases) {
+      const std::size_t region = c.shape.region_bytes();
+      if (w == 0) {
+        run.report.begin(c);
+        open_window(window, region * static_cast<std::size_t>(l.pairs),
+                    run.options.window_kind == "allocate", comm);
+        model = RmaMpiCalls::model(window.win);
+        RmaMpiCalls::lock_all(MPI_MODE_NOCHECK, window.win);
+      }
+      step_together(team, w);  // the window exists before any thread uses it
+      const auto offset = static_cast<MPI_Aint>(region) * seat.pair;
+      const RmaTarget<RmaMpiCalls> target{window.win, l.intra ? process : 1 - process, offset};
+      const auto m = measure_rma_case<RmaMpiCalls>(
+          team, w, c, seat, target, window.base + offset, true, run.options.bench,
+          [&](int r) { run.report.repetition_done(c, r); });
+      step_together(team, w);
+      if (w == 0) {
+        RmaMpiCalls::unlock_all(window.win);
+        RmaMpiCalls::free(&window.win);
+        run.report.add(c, m, model);
+      }
+    }
+  });
+  tools::check(MPI_Comm_free(&comm), "MPI_Comm_free");
+}
+
+nlohmann::ordered_json describe_rma(const RmaOptions& o, const RmaLayout& l,
+                                    const Invocation& inv) {
+  nlohmann::ordered_json fields = {
+      {"subcommand", "rma"},
+      {"impl", impl_name(l.impl)},
+      {"placement", l.placement()},
+      {"pairs", l.pairs},
+      {"total_ranks", 2 * l.pairs},
+      {"threads_per_process", l.workers},
+      {"endpoints_per_process", l.impl == Impl::ep ? l.workers : 0},
+      {"repetitions", o.bench.repetitions},
+      {"validate", o.bench.validate},
+      {"rma_tests", o.tests},
+      {"rma_ops", o.ops},
+      {"rma_syncs", o.syncs},
+      {"window_kind", o.window_kind},
+      {"window_size", o.window_size},
+      {"cas_bytes", atomic_bytes_of(o, RmaOp::cas)},
+      {"fop_bytes", atomic_bytes_of(o, RmaOp::fop)},
+  };
+#ifdef OPEN_MPI
+  if (o.atomic_bytes == "auto")
+    fields["cas_note"] =
+        "CAS on a 32-bit integer: 64-bit MPI_Compare_and_swap crashes Open MPI 4.1.x "
+        "(open-mpi/ompi#11349)";
+#endif
+  if (wants(o.tests, "create")) fields["create_size"] = parse_size(o.create_size);
+  nlohmann::ordered_json context = describe_bench_run(inv, l.workers, fields);
+  // Open MPI's one-sided component, when chosen by hand, decides what the
+  // MPI side measures: said beside the window kind, from the environment
+  // block that describe_bench_run reads (null except on the writer).
+  if (context.contains("environment") && context["environment"].contains("OMPI_MCA_osc"))
+    context["ompi_mca_osc"] = context["environment"]["OMPI_MCA_osc"];
+  return context;
+}
+
+}  // namespace
+
+}  // namespace rma_bench
+
+using namespace rma_bench;
+
+Subcommand setup_rma(CLI::App& parent) {
+  auto options = std::make_shared<RmaOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "rma",
+      "One-sided communication (OSU's set: put, get, accumulate, get-accumulate, fetch-and-op, "
+      "compare-and-swap) under each synchronisation, and window creation");
+  add_bench_options(*app, options->bench);
+  const CLI::Validator size_list(
+      [](std::string& text) -> std::string {
+        try {
+          parse_size_list(text);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "SIZES");
+  const CLI::Validator one_size(
+      [](std::string& text) -> std::string {
+        try {
+          const std::int64_t b = parse_size(text);
+          return b > 0 ? std::string() : std::string("a window of at least 1 byte");
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "SIZE");
+  app->add_option("--op", options->ops, "Operations")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"put", "get", "acc", "get-acc", "fop", "cas"}))
+      ->capture_default_str();
+  app->add_option("--test", options->tests, "What to measure")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"latency", "bandwidth", "create"}))
+      ->capture_default_str();
+  app->add_option("--sync", options->syncs, "Synchronisation of the operations")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"flush", "flush-local", "lock", "lock-all", "fence"}))
+      ->capture_default_str();
+  app->add_option("--window-kind", options->window_kind,
+                  "allocate: MPI_Win_allocate; create: MPI_Win_create over the benchmark's memory")
+      ->check(CLI::IsMember({"allocate", "create"}))
+      ->capture_default_str();
+  app->add_option("--placement", options->placement,
+                  "intra: both ends of each pair in one process; inter: origins in process 0, "
+                  "targets in process 1")
+      ->check(CLI::IsMember({"intra", "inter"}))
+      ->capture_default_str();
+  app->add_option("--pairs", options->pairs, "Origin/target pairs working at once")
+      ->check(CLI::Range(1, 128))
+      ->capture_default_str();
+  app->add_option("--sizes", options->sizes,
+                  "Sizes for put, get, acc and get-acc: a list like 1,8,1K,64K,1M and/or ranges "
+                  "lo:hi[:xF|:+S]")
+      ->check(size_list)
+      ->capture_default_str();
+  app->add_option("--atomic-bytes", options->atomic_bytes,
+                  "Element of fop and cas: 4 or 8 bytes; auto: 8, but 4 for cas on Open MPI")
+      ->check(CLI::IsMember({"auto", "4", "8"}))
+      ->capture_default_str();
+  app->add_option("--window-size", options->window_size,
+                  "bandwidth: operations per synchronisation (shrunk so that a window's slots "
+                  "hold at most 64 MiB)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  app->add_option("--create-size", options->create_size, "create: bytes of window memory per rank")
+      ->check(one_size)
+      ->capture_default_str();
+  app->footer(rma_help);
+  return {app, [options] { return requested_thread_level(options->bench); },
+          [options](const Invocation& inv) { return run_rma(*options, inv); }};
+}
+
+int run_rma(const RmaOptions& o, const Invocation& inv) {
+  require_thread_level(o.bench, inv.thread_level_provided);
+  const RmaLayout layout = plan_rma_layout(o);
+  check_rma_world(layout, inv.world_size);
+  const bool create_test = wants(o.tests, "create");
+  if (create_test && layout.impl == Impl::mpi_threads)
+    throw UsageError(
+        "--test create compares --impl ep with --impl mpi; threads sharing one MPI rank cannot "
+        "make a window of threads");
+#ifdef OPEN_MPI
+  // Open MPI 4.1.4's MPI_Win_create fails with MPI_ERR_WIN on a communicator
+  // of one process (seen here and in the harness's plain-MPI references):
+  // the baseline cannot run, so say so instead of aborting.
+  if (layout.impl != Impl::ep && layout.processes == 1 && o.window_kind == "create" &&
+      !cases_need_no_window(o))
+    throw UsageError(
+        "--window-kind create: Open MPI's MPI_Win_create fails on a communicator of one "
+        "process, which --impl mpi-threads --placement intra needs; use --window-kind allocate "
+        "or --placement inter");
+#endif
+  const std::vector<RmaCase> cases = plan_rma_cases(o, layout.impl);
+  const auto session = open_session(o.bench, inv);
+  session->begin_run(describe_rma(o, layout, inv), layout.rank_of(inv.world_rank, 0),
+                     layout.workers);
+
+  RmaReport report(o, layout, *session);
+  const CommLayout comm_layout = comm_layout_of(layout, inv.world_rank);
+  CommReport creation("rma", comm_layout, o.bench,
+                      {{"window_kind", o.window_kind}, {"window_bytes", parse_size(o.create_size)}},
+                      fmt::format("windows of {} bytes per rank by Win_{}",
+                                  format_size(parse_size(o.create_size)), o.window_kind),
+                      *session);
+  const RmaRun run{o, layout, cases, create_test, report, creation};
+  if (layout.impl == Impl::ep)
+    run_rma_with_ep(run, inv.world_rank);
+  else if (layout.impl == Impl::mpi)
+    run_rma_with_mpi(run, inv.world_rank);
+  else
+    run_rma_with_mpi_threads(run, inv.world_rank);
+
+  const std::int64_t wrong = report.validation_errors() + creation.validation_errors();
+  int status = 0;
+  if (wrong > 0) {  // the same count on every rank
+    if (session->writer())
+      fmt::print(stderr, "{}: --validate: {} wrong value(s) in target memory or results\n",
+                 tools::program_name(), wrong);
+    status = exit_failed;
+  }
+  return session->end_run(status);
+}
+
+}  // namespace ep::bench
