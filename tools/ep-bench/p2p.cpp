@@ -10,6 +10,7 @@
 #include "measure.hpp"
 #include "mpi_check.hpp"
 #include "p2p_kernels.hpp"
+#include "pairs.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "sizes.hpp"
@@ -85,61 +86,10 @@ const char* family_name(Family f) {
 
 // --- who runs where -----------------------------------------------------------
 
-/// Which process and thread plays which rank of the pattern.
-struct P2pLayout {
-  Impl impl = Impl::ep;
-  bool intra = true;  ///< both ends of every pair in one process
-  int pairs = 1;
-  int processes = 1;  ///< what mpirun -np must be
-  int workers = 1;    ///< threads per process, one per rank it hosts
+using P2pLayout = PairLayout;
 
-  const char* placement() const { return intra ? "intra" : "inter"; }
-  /// Processes host consecutive ranks (as Comm_create_endpoints orders them).
-  int rank_of(int process, int worker) const { return process * workers + worker; }
-  P2pSeat seat_of(int rank) const {
-    return {rank < pairs ? Role::sender : Role::receiver, rank % pairs};
-  }
-  int peer_of(int rank) const { return (rank + pairs) % (2 * pairs); }
-};
-
-P2pLayout plan_layout(const P2pOptions& o) {
-  P2pLayout l;
-  l.impl = o.bench.parsed_impl();
-  l.pairs = o.pairs;
-  l.intra = o.placement == "intra" && l.impl != Impl::mpi;
-  if (l.impl == Impl::mpi) {
-    l.processes = 2 * o.pairs;
-    l.workers = 1;
-  } else if (l.intra) {
-    l.processes = 1;
-    l.workers = 2 * o.pairs;
-  } else {
-    l.processes = 2;
-    l.workers = o.pairs;
-  }
-  return l;
-}
-
-void check_world_size(const P2pLayout& l, int world_size) {
-  if (world_size == l.processes) return;
-  const int ranks = 2 * l.pairs;
-  std::string why;
-  if (l.impl == Impl::mpi)
-    why = fmt::format("--impl mpi runs each of the {} ranks of --pairs {} in its own process",
-                      ranks, l.pairs);
-  else if (l.intra)
-    why = fmt::format("--impl {} --placement intra puts all {} {} of --pairs {} in one process",
-                      impl_name(l.impl), ranks, l.impl == Impl::ep ? "endpoints" : "threads",
-                      l.pairs);
-  else
-    why = fmt::format(
-        "--impl {} --placement inter puts the {} sender(s) in process 0 and the {} receiver(s) "
-        "in process 1",
-        impl_name(l.impl), l.pairs, l.pairs);
-  throw UsageError(
-      fmt::format("{}, so it needs mpirun -np {}, but this job has {} process{} "
-                  "(see 'ep-bench p2p --help')",
-                  why, l.processes, world_size, world_size == 1 ? "" : "es"));
+P2pSeat seat_of(const P2pLayout& l, int rank) {
+  return {l.first_end(rank) ? Role::sender : Role::receiver, l.pair_of(rank)};
 }
 
 std::vector<P2pCase> plan_cases(const P2pOptions& o) {
@@ -336,19 +286,12 @@ void measure_all(Team& team, int worker, const Link& link, P2pSeat seat,
 
 void run_with_ep(const P2pLayout& l, int process, const std::vector<P2pCase>& cases,
                  const BenchOptions& bench, P2pReport& report) {
-  std::vector<ep::Comm> comms(static_cast<std::size_t>(l.workers), ep::COMM_NULL);
-  tools::check(ep::Comm_create_endpoints(MPI_COMM_WORLD, l.workers, MPI_INFO_NULL, comms.data()),
-               "ep::Comm_create_endpoints");
+  std::vector<ep::Comm> comms = create_pair_endpoints(l, process);
   Team team(l.workers);
   team.run([&](int w) {
     ep::Comm& comm = comms[static_cast<std::size_t>(w)];
     const int rank = l.rank_of(process, w);
-    int actual = -1;
-    tools::check(ep::Comm_rank(comm, &actual), "ep::Comm_rank");
-    if (actual != rank)  // the whole pattern rests on this order
-      tools::abort_job(fmt::format("endpoint {} of process {} has rank {}, expected {}", w, process,
-                                   actual, rank));
-    measure_all(team, w, EpLink{comm, l.peer_of(rank)}, l.seat_of(rank), cases, bench, report);
+    measure_all(team, w, EpLink{comm, l.peer_of(rank)}, seat_of(l, rank), cases, bench, report);
     tools::check(ep::Comm_free(&comm), "ep::Comm_free");
   });
 }
@@ -364,7 +307,7 @@ void run_with_mpi(const P2pLayout& l, int process, const std::vector<P2pCase>& c
   Team team(l.workers);
   team.run([&](int w) {
     const int rank = l.rank_of(process, w);
-    const P2pSeat seat = l.seat_of(rank);
+    const P2pSeat seat = seat_of(l, rank);
     MpiLink link;
     if (l.impl == Impl::mpi) {
       link = {comms.front(), l.peer_of(rank)};
@@ -440,8 +383,8 @@ Subcommand setup_p2p(CLI::App& parent) {
 
 int run_p2p(const P2pOptions& o, const Invocation& inv) {
   require_thread_level(o.bench, inv.thread_level_provided);
-  const P2pLayout layout = plan_layout(o);
-  check_world_size(layout, inv.world_size);
+  const P2pLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
+  check_pair_world(layout, inv.world_size, {"sender(s)", "receiver(s)"}, "p2p");
   const std::vector<P2pCase> cases = plan_cases(o);
   const auto session = open_session(o.bench, inv);
   session->begin_run(describe(o, layout, inv), layout.rank_of(inv.world_rank, 0), layout.workers);

@@ -13,6 +13,7 @@
 #include "comm_bench_measure.hpp"
 #include "measure.hpp"
 #include "mpi_check.hpp"
+#include "pairs.hpp"
 #include "report.hpp"
 #include "rma_kernels.hpp"
 #include "session.hpp"
@@ -162,55 +163,7 @@ struct RmaCase {
 
 // --- who runs where ---------------------------------------------------------------
 
-/// Which process and thread plays which rank (p2p's model).
-struct RmaLayout {
-  Impl impl = Impl::ep;
-  bool intra = true;
-  int pairs = 1;
-  int processes = 1;
-  int workers = 1;
-
-  const char* placement() const { return intra ? "intra" : "inter"; }
-  int rank_of(int process, int worker) const { return process * workers + worker; }
-  bool is_origin(int rank) const { return rank < pairs; }
-  int pair_of(int rank) const { return rank % pairs; }
-  int peer_of(int rank) const { return (rank + pairs) % (2 * pairs); }
-};
-
-RmaLayout plan_rma_layout(const RmaOptions& o) {
-  RmaLayout l;
-  l.impl = o.bench.parsed_impl();
-  l.pairs = o.pairs;
-  l.intra = o.placement == "intra" && l.impl != Impl::mpi;
-  if (l.impl == Impl::mpi) {
-    l.processes = 2 * o.pairs;
-  } else if (l.intra) {
-    l.workers = 2 * o.pairs;
-  } else {
-    l.processes = 2;
-    l.workers = o.pairs;
-  }
-  return l;
-}
-
-void check_rma_world(const RmaLayout& l, int world_size) {
-  if (world_size == l.processes) return;
-  std::string why;
-  if (l.impl == Impl::mpi)
-    why = fmt::format("--impl mpi runs each of the {} ranks of --pairs {} in its own process",
-                      2 * l.pairs, l.pairs);
-  else if (l.intra)
-    why = fmt::format("--impl {} --placement intra puts all {} ranks of --pairs {} in one process",
-                      impl_name(l.impl), 2 * l.pairs, l.pairs);
-  else
-    why = fmt::format(
-        "--impl {} --placement inter puts the {} origin(s) in process 0 and the {} target(s) in "
-        "process 1",
-        impl_name(l.impl), l.pairs, l.pairs);
-  throw UsageError(fmt::format(
-      "{}, so it needs mpirun -np {}, but this job has {} process{} (see 'ep-bench rma --help')",
-      why, l.processes, world_size, world_size == 1 ? "" : "es"));
-}
+using RmaLayout = PairLayout;
 
 bool wants(const std::vector<std::string>& list, const char* item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -504,7 +457,7 @@ Measurement<> measure_rma_case(Team& team, int w, const RmaCase& c, const RmaSea
 template <class Calls>
 void rma_cases_per_rank(Team& team, int w, typename Calls::Comm comm, int rank, const RmaLayout& l,
                         const std::vector<RmaCase>& cases, const RmaOptions& o, RmaReport& report) {
-  const RmaSeat seat{l.is_origin(rank), l.pair_of(rank), rank};
+  const RmaSeat seat{l.first_end(rank), l.pair_of(rank), rank};
   for (const RmaCase& c : cases) {
     if (w == 0) report.begin(c);
     RmaWindow<Calls> window;
@@ -571,18 +524,11 @@ struct RmaRun {
 
 void run_rma_with_ep(const RmaRun& run, int process) {
   const RmaLayout& l = run.layout;
-  std::vector<ep::Comm> comms(static_cast<std::size_t>(l.workers), ep::COMM_NULL);
-  tools::check(ep::Comm_create_endpoints(MPI_COMM_WORLD, l.workers, MPI_INFO_NULL, comms.data()),
-               "ep::Comm_create_endpoints");
+  std::vector<ep::Comm> comms = create_pair_endpoints(l, process);
   Team team(l.workers);
   team.run([&](int w) {
     ep::Comm& comm = comms[static_cast<std::size_t>(w)];
     const int rank = l.rank_of(process, w);
-    int actual = -1;
-    tools::check(ep::Comm_rank(comm, &actual), "ep::Comm_rank");
-    if (actual != rank)  // the whole pattern rests on this order
-      tools::abort_job(fmt::format("endpoint {} of process {} has rank {}, expected {}", w, process,
-                                   actual, rank));
     rma_cases_per_rank<RmaEpCalls>(team, w, comm, rank, l, run.cases, run.options, run.report);
     if (run.create_test) {
       const PairTimes t = time_window_creation<RmaEpCalls>(
@@ -624,7 +570,7 @@ void run_rma_with_mpi_threads(const RmaRun& run, int process) {
   int model = -1;
   team.run([&](int w) {
     const int rank = l.rank_of(process, w);
-    const RmaSeat seat{l.is_origin(rank), l.pair_of(rank), process};
+    const RmaSeat seat{l.first_end(rank), l.pair_of(rank), process};
     for (const RmaCase& c : run.cases) {
       const std::size_t region = c.shape.region_bytes();
       if (w == 0) {
@@ -768,8 +714,8 @@ Subcommand setup_rma(CLI::App& parent) {
 
 int run_rma(const RmaOptions& o, const Invocation& inv) {
   require_thread_level(o.bench, inv.thread_level_provided);
-  const RmaLayout layout = plan_rma_layout(o);
-  check_rma_world(layout, inv.world_size);
+  const RmaLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
+  check_pair_world(layout, inv.world_size, {"origin(s)", "target(s)"}, "rma");
   const bool create_test = wants(o.tests, "create");
   if (create_test && layout.impl == Impl::mpi_threads)
     throw UsageError(
