@@ -159,82 +159,92 @@ int check_request_ptr(WinImpl* w, Request* request, const char* fn) {
 
 // ---- Put and Get ----
 
-int put(const void* origin_addr, int origin_count, MPI_Datatype origin_type, int target_rank,
-        MPI_Aint target_disp, int target_count, MPI_Datatype target_type, Win win, Request* request,
-        const char* fn) {
+// What Put and Get share before they move data: the checks, the target's
+// access, and the origin's layout where the target is in this process.
+// `*done`: nothing to move (MPI_PROC_NULL, or no elements), the request
+// already made.
+struct Transfer {
   WinImpl* w = nullptr;
-  int rc = check_win(win, fn, &w);
+  Access a;
+  detail::TypeLayout origin_layout;
+};
+
+int prepare_transfer(Win win, int origin_count, MPI_Datatype origin_type, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_type,
+                     Request* request, const char* fn, Transfer* t, bool* done) {
+  *done = false;
+  int rc = check_win(win, fn, &t->w);
   if (rc != MPI_SUCCESS) return rc;
+  WinImpl* w = t->w;
   if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
   if ((rc = check_count(w, origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
   if ((rc = check_type(w, origin_type, "the origin", nullptr, fn)) != MPI_SUCCESS) return rc;
-  Access a;
   rc = target_access(w, target_rank, target_disp, target_count, target_type, request != nullptr, fn,
-                     &a);
+                     &t->a);
   if (rc != MPI_SUCCESS) return rc;
-  if (a.proc_null || origin_count == 0) {
+  if (t->a.proc_null || origin_count == 0) {
     if (request) *request = make_request(w, MPI_REQUEST_NULL);
+    *done = true;
     return MPI_SUCCESS;
   }
-  if (a.direct) {
-    detail::TypeLayout origin_layout;
-    if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) {
-      return rc;
-    }
-    rc = detail::copy_typed({origin_addr, origin_count, origin_type, origin_layout},
-                            {a.direct, target_count, target_type, a.layout});
-    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process copy");
-    if (request) *request = make_request(w, MPI_REQUEST_NULL);
-    return MPI_SUCCESS;
-  }
-  MPI_Request mpi = MPI_REQUEST_NULL;
-  rc = request ? MPI_Rput(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
-                          target_count, target_type, w->shared->win, &mpi)
-               : MPI_Put(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
-                         target_count, target_type, w->shared->win);
-  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, request ? "MPI_Rput" : "MPI_Put");
-  detail::touch(w, a.process);
-  if (request) *request = make_request(w, mpi);
+  if (t->a.direct) return check_type(w, origin_type, "the origin", &t->origin_layout, fn);
   return MPI_SUCCESS;
+}
+
+// The end of a transfer: through MPI (`rc` of the call named `mpi_call`,
+// `mpi` its request for the R-forms) or by a same-process copy (`rc` of it).
+int finish_transfer(const Transfer& t, int rc, MPI_Request mpi, Request* request, const char* fn,
+                    const char* mpi_call) {
+  if (rc != MPI_SUCCESS) {
+    return detail::raise_mpi(t.w, rc, fn, t.a.direct ? "the same-process copy" : mpi_call);
+  }
+  if (!t.a.direct) detail::touch(t.w, t.a.process);
+  if (request) *request = make_request(t.w, mpi);
+  return MPI_SUCCESS;
+}
+
+int put(const void* origin_addr, int origin_count, MPI_Datatype origin_type, int target_rank,
+        MPI_Aint target_disp, int target_count, MPI_Datatype target_type, Win win, Request* request,
+        const char* fn) {
+  Transfer t;
+  bool done = false;
+  int rc = prepare_transfer(win, origin_count, origin_type, target_rank, target_disp, target_count,
+                            target_type, request, fn, &t, &done);
+  if (rc != MPI_SUCCESS || done) return rc;
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  if (t.a.direct) {
+    rc = detail::copy_typed({origin_addr, origin_count, origin_type, t.origin_layout},
+                            {t.a.direct, target_count, target_type, t.a.layout});
+  } else if (request) {
+    rc = MPI_Rput(origin_addr, origin_count, origin_type, t.a.process, t.a.mpi_disp, target_count,
+                  target_type, t.w->shared->win, &mpi);
+  } else {
+    rc = MPI_Put(origin_addr, origin_count, origin_type, t.a.process, t.a.mpi_disp, target_count,
+                 target_type, t.w->shared->win);
+  }
+  return finish_transfer(t, rc, mpi, request, fn, request ? "MPI_Rput" : "MPI_Put");
 }
 
 int get(void* origin_addr, int origin_count, MPI_Datatype origin_type, int target_rank,
         MPI_Aint target_disp, int target_count, MPI_Datatype target_type, Win win, Request* request,
         const char* fn) {
-  WinImpl* w = nullptr;
-  int rc = check_win(win, fn, &w);
-  if (rc != MPI_SUCCESS) return rc;
-  if (request && (rc = check_request_ptr(w, request, fn)) != MPI_SUCCESS) return rc;
-  if ((rc = check_count(w, origin_count, "origin", fn)) != MPI_SUCCESS) return rc;
-  if ((rc = check_type(w, origin_type, "the origin", nullptr, fn)) != MPI_SUCCESS) return rc;
-  Access a;
-  rc = target_access(w, target_rank, target_disp, target_count, target_type, request != nullptr, fn,
-                     &a);
-  if (rc != MPI_SUCCESS) return rc;
-  if (a.proc_null || origin_count == 0) {
-    if (request) *request = make_request(w, MPI_REQUEST_NULL);
-    return MPI_SUCCESS;
-  }
-  if (a.direct) {
-    detail::TypeLayout origin_layout;
-    if ((rc = check_type(w, origin_type, "the origin", &origin_layout, fn)) != MPI_SUCCESS) {
-      return rc;
-    }
-    rc = detail::copy_typed(detail::ConstTyped{a.direct, target_count, target_type, a.layout},
-                            detail::Typed{origin_addr, origin_count, origin_type, origin_layout});
-    if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "the same-process copy");
-    if (request) *request = make_request(w, MPI_REQUEST_NULL);
-    return MPI_SUCCESS;
-  }
+  Transfer t;
+  bool done = false;
+  int rc = prepare_transfer(win, origin_count, origin_type, target_rank, target_disp, target_count,
+                            target_type, request, fn, &t, &done);
+  if (rc != MPI_SUCCESS || done) return rc;
   MPI_Request mpi = MPI_REQUEST_NULL;
-  rc = request ? MPI_Rget(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
-                          target_count, target_type, w->shared->win, &mpi)
-               : MPI_Get(origin_addr, origin_count, origin_type, a.process, a.mpi_disp,
-                         target_count, target_type, w->shared->win);
-  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, request ? "MPI_Rget" : "MPI_Get");
-  detail::touch(w, a.process);
-  if (request) *request = make_request(w, mpi);
-  return MPI_SUCCESS;
+  if (t.a.direct) {
+    rc = detail::copy_typed(detail::ConstTyped{t.a.direct, target_count, target_type, t.a.layout},
+                            detail::Typed{origin_addr, origin_count, origin_type, t.origin_layout});
+  } else if (request) {
+    rc = MPI_Rget(origin_addr, origin_count, origin_type, t.a.process, t.a.mpi_disp, target_count,
+                  target_type, t.w->shared->win, &mpi);
+  } else {
+    rc = MPI_Get(origin_addr, origin_count, origin_type, t.a.process, t.a.mpi_disp, target_count,
+                 target_type, t.w->shared->win);
+  }
+  return finish_transfer(t, rc, mpi, request, fn, request ? "MPI_Rget" : "MPI_Get");
 }
 
 // ---- The accumulate family: always through MPI ----
