@@ -54,3 +54,20 @@ function(ep_tool_test)
     set_tests_properties(${arg_NAME} PROPERTIES SKIP_RETURN_CODE ${arg_SKIP_RETURN_CODE})
   endif()
 endfunction()
+
+# ep_unpack_row(ROW VAR...): sets the caller's variables VAR... to the fields
+# of a test table's row "a|b|c", in order; a field the row does not have
+# leaves its variable empty. The tool tests describe their cases as such rows.
+function(ep_unpack_row row)
+  string(REPLACE "|" ";" fields "${row}")
+  list(LENGTH fields count)
+  set(i 0)
+  foreach(var IN LISTS ARGN)
+    set(value "")
+    if(i LESS count)
+      list(GET fields ${i} value)
+    endif()
+    set(${var} "${value}" PARENT_SCOPE)
+    math(EXPR i "${i} + 1")
+  endforeach()
+endfunction()
