@@ -4,7 +4,8 @@
 # `ep-bench run` under scripts/mpirun.sh. The default, suites/quick.json,
 # compares libep endpoints side by side with plain MPI processes and with
 # threads sharing an MPI rank (point-to-point latency, bandwidth and message
-# rate, communicator creation, broadcast and allreduce) in about a minute.
+# rate, communicator creation, broadcast, allreduce, and one-sided put, get
+# and fetch-and-op with window creation) in a minute or two.
 #
 #   scripts/bench.sh                                  # suites/quick.json
 #   scripts/bench.sh suites/standard.json             # the suite kept in results/
