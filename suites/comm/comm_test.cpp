@@ -5,13 +5,6 @@
 
 namespace eptest::comm {
 
-std::uint64_t Rng::next() {
-  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 std::string compare_name(int result) {
   switch (result) {
     case MPI_IDENT:

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "helpers.hpp"
 
 #if defined(EPTEST_MODE_MPI)
 namespace eptest::mpi_shim {
@@ -55,20 +56,6 @@ inline int Reduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, in
 #endif
 
 namespace eptest::comm {
-
-/// A small deterministic generator (splitmix64): every rank that seeds it
-/// alike draws the same numbers, so all ranks know every rank's color and key
-/// without communicating.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next();
-  /// Uniform in [0, n).
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-
- private:
-  std::uint64_t state_;
-};
 
 /// "MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL".
 std::string compare_name(int result);

@@ -52,4 +52,18 @@ inline void relax() { std::this_thread::yield(); }
 /// Human-readable byte counts for output lines ("64KiB").
 std::string size_name(std::size_t bytes);
 
+/// A small deterministic generator (splitmix64): every rank that seeds it
+/// alike draws the same numbers, so all ranks know every rank's draws
+/// without communicating.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next();
+  /// Uniform in [0, n).
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+
+ private:
+  std::uint64_t state_;
+};
+
 }  // namespace eptest

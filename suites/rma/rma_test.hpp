@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "helpers.hpp"
 
 #if defined(EPTEST_MODE_EP)
 namespace rcoll = ::ep;
@@ -64,16 +65,5 @@ std::string class_of(int rc);
 /// "MPI_WIN_FLAVOR_CREATE", "MPI_WIN_UNIFIED", ...
 std::string flavor_name(int flavor);
 std::string model_name(int model);
-
-/// A deterministic per-rank generator (splitmix64).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next();
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-
- private:
-  std::uint64_t state_;
-};
 
 }  // namespace eptest::rma
