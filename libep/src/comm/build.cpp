@@ -16,7 +16,7 @@ namespace {
 
 std::atomic<int> next_comm_id{0};
 
-// inbox[l] and acks[l] for every local index l any process uses, made by
+// inbox[l] and bulk[l] for every local index l any process uses, made by
 // the call that made the communicator's own MPI communicator, on the same
 // communicator (ChannelSource).
 //
@@ -35,9 +35,9 @@ std::atomic<int> next_comm_id{0};
 int make_channels(CommShared& shared, const ChannelSource& source) {
   const auto channels = static_cast<std::size_t>(shared.map.max_per_process());
   shared.inbox.assign(channels, MPI_COMM_NULL);
-  shared.acks.assign(channels, MPI_COMM_NULL);
+  shared.bulk.assign(channels, MPI_COMM_NULL);
   for (std::size_t l = 0; l < channels; ++l) {
-    for (MPI_Comm* channel : {&shared.inbox[l], &shared.acks[l]}) {
+    for (MPI_Comm* channel : {&shared.inbox[l], &shared.bulk[l]}) {
       int rc = source.group == MPI_GROUP_NULL
                    ? MPI_Comm_dup(source.from, channel)
                    : MPI_Comm_create_group(source.from, source.group, source.tag, channel);
@@ -189,7 +189,7 @@ int release_shared(CommShared* shared) {
   for (MPI_Comm& c : shared->inbox) {
     if (c != MPI_COMM_NULL) keep_first(MPI_Comm_free(&c));
   }
-  for (MPI_Comm& c : shared->acks) {
+  for (MPI_Comm& c : shared->bulk) {
     if (c != MPI_COMM_NULL) keep_first(MPI_Comm_free(&c));
   }
   if (shared->mpi_comm != MPI_COMM_NULL) keep_first(MPI_Comm_free(&shared->mpi_comm));

@@ -12,7 +12,7 @@
 
 namespace ep::detail {
 
-/// Where a communicator's channels (CommShared::inbox and acks) come from:
+/// Where a communicator's channels (CommShared::inbox and bulk) come from:
 /// the same MPI call that made its MPI communicator, repeated on the same
 /// communicator: MPI_Comm_dup(from) when `group` is MPI_GROUP_NULL, else
 /// MPI_Comm_create_group(from, group, tag). Never a call on the new

@@ -63,6 +63,13 @@ struct Endpoint {
   // Requests the user freed while still active; reclaimed once complete.
   // Touched only by the thread driving this endpoint.
   std::vector<RequestImpl*> orphans;
+  // Receives posted in MPI that wait for their inbox message: one may be a
+  // notice whose sender waits until this endpoint starts the bulk receive,
+  // so the endpoint's waits test them (p2p/transport_mpi.hpp). Touched only
+  // by the thread driving this endpoint.
+  std::vector<RequestImpl*> inbox_receives;
+  // Bulk messages this endpoint has sent: the next one's number.
+  std::uint32_t bulk_sent = 0;
 
   bool is_valid() const { return magic == kMagic; }
 };
@@ -93,9 +100,9 @@ struct CommShared {
   // inbox[l] carries every message addressed to local endpoint l of its
   // destination process; only that endpoint probes it.
   std::vector<MPI_Comm> inbox;
-  // acks[l] carries the acknowledgements of synchronous sends made by local
-  // endpoint l; only that endpoint posts receives on it.
-  std::vector<MPI_Comm> acks;
+  // bulk[l] carries the data of the messages to local endpoint l that do
+  // not travel in their inbox message (p2p/transport_mpi.hpp).
+  std::vector<MPI_Comm> bulk;
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
   std::unique_ptr<LocalTeam> team;                   // where the endpoints meet for collectives

@@ -23,8 +23,10 @@ enum class SendMode : std::uint8_t { standard, synchronous, ready };
 ///  - eager: a small intra-process message, already packed into `data`;
 ///  - rendezvous: a large or synchronous intra-process message, still in the
 ///    sender's buffer; `sender` completes when the receiver has copied it;
-///  - remote: a message from another process, taken off MPI by a matched
-///    probe; its data stays inside MPI until MPI_Imrecv places it.
+///  - remote: the notice of a bulk message from another process (p2p/
+///    transport_mpi.hpp), whose data stays inside MPI until the receive that
+///    matches the notice takes it. A small message from another process is
+///    eager: it arrives whole.
 struct Incoming {
   enum class Kind : std::uint8_t { eager, rendezvous, remote };
 
@@ -37,10 +39,9 @@ struct Incoming {
   std::unique_ptr<std::byte[]> data;  // eager
   RequestImpl* sender = nullptr;      // rendezvous
 
-  MPI_Message mpi_message = MPI_MESSAGE_NULL;  // remote
-  bool sync = false;                           // remote: the sender waits for an ack
-  int source_mpi_rank = -1;                    // remote
-  int source_local = -1;                       // remote
+  int source_mpi_rank = -1;  // remote
+  int source_local = -1;     // remote
+  int bulk_number = -1;      // remote: the bulk message's tag on the bulk channel
 };
 
 /// The object behind ep::Request.
@@ -53,12 +54,12 @@ struct RequestImpl {
   static constexpr std::uint32_t kMagic = 0x65707271;  // "eprq"
 
   // rma: Rput/Rget/Raccumulate/Rget_accumulate (ep/rma.hpp); complete from
-  // the start (same-process copy) or in_mpi with mpi[0] the MPI request.
+  // the start (same-process copy) or in_mpi with `mpi` the MPI request.
   enum class Kind : std::uint8_t { send, recv, rma };
   enum class State : std::uint8_t {
     inactive,  // persistent, not started (or completed and waited)
     posted,    // receive in the posted queue / rendezvous send waiting for its receiver
-    in_mpi,    // handed to MPI: mpi[] holds the requests to test
+    in_mpi,    // handed to MPI: `mpi` is the request to test
     complete,
   };
 
@@ -80,14 +81,30 @@ struct RequestImpl {
 
   std::atomic<State> state{State::inactive};
   Status status;
-  // Data transfer and, for a synchronous remote send, the acknowledgement.
-  MPI_Request mpi[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  // A remote receive's real message length, which MPI does not report on truncation.
-  std::int64_t remote_bytes = 0;
+  // Receives that MPI serves (p2p/transport_mpi.hpp): posted in MPI for
+  // the inbox message, or taking the bulk message it announced.
+  enum class Phase : std::uint8_t { none, inbox, bulk };
+
+  // The MPI operation under way while in_mpi.
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  Phase phase = Phase::none;
+  // The inbox message of a small remote send, or of a receive posted in MPI.
+  std::unique_ptr<std::byte[]> wire;
 
   RequestImpl* next = nullptr;  // link in the posted queue
 
   bool is_valid() const { return magic == kMagic; }
+
+  /// What a receive reports once a message of `bytes` bytes from `source`
+  /// with `tag` has matched it, before its data moves.
+  void set_matched(int source, int tag_matched, std::int64_t bytes) {
+    status.MPI_SOURCE = source;
+    status.MPI_TAG = tag_matched;
+    status.count_bytes = bytes;
+    status.cancelled = 0;
+    status.MPI_ERROR = bytes > std::int64_t{count} * layout.size ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  }
+
   bool is_active() const {
     const State s = state.load(std::memory_order_relaxed);
     return s != State::inactive;

@@ -122,7 +122,7 @@ int start_persistent(Request* request, const char* function) {
     return detail::raise(r->endpoint, MPI_ERR_REQUEST, function,
                          "the persistent request is still active: complete it before Start");
   }
-  for (MPI_Request& m : r->mpi) m = MPI_REQUEST_NULL;
+  r->mpi = MPI_REQUEST_NULL;
   return detail::start_request(r, /*blocking=*/false, function);
 }
 

@@ -28,16 +28,6 @@ Status status_of(const Incoming& message) {
 
 namespace {
 
-// What a receive reports once a message has matched it, before its data moves.
-void set_matched_status(RequestImpl* r, int source, int tag, std::int64_t bytes) {
-  r->status.MPI_SOURCE = source;
-  r->status.MPI_TAG = tag;
-  r->status.count_bytes = bytes;
-  r->status.cancelled = 0;
-  r->status.MPI_ERROR =
-      bytes > std::int64_t{r->count} * r->layout.size ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-}
-
 // Whether a receive or probe for `source` on `endpoint` may be satisfied by
 // a message from another process (and so must look at MPI).
 bool may_match_remote(const Endpoint* endpoint, int source) {
@@ -53,6 +43,21 @@ RequestImpl* take_posted(MatchState& m, int source, int tag) {
       [source, tag](const RequestImpl& p) { return matches(p.peer, p.tag, source, tag); });
   if (r) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
   return r;
+}
+
+// Whether the receive `r` may be posted in MPI itself (transport_mpi.hpp):
+// it names one endpoint of another process and a tag, and no receive posted
+// earlier in libep may take a message it would match, since MPI would hand
+// such a message to `r` first. Called with m.lock held.
+bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
+  if (r.tag == MPI_ANY_TAG || r.peer == MPI_ANY_SOURCE) return false;
+  const CommShared& shared = *r.endpoint->shared;
+  if (shared.mpi_size == 1 || shared.is_local(shared.peer_to_union(*r.endpoint, r.peer)))
+    return false;
+  if (m.posted_count.load(std::memory_order_relaxed) == 0) return true;
+  return m.posted.find_first([&r](const RequestImpl& p) {
+    return matches(p.peer, p.tag, r.peer, r.tag);
+  }) == nullptr;
 }
 
 // Unlinks the receive `r` from the posted queue if it is still there.
@@ -76,7 +81,7 @@ int send_local(RequestImpl* s) {
   RequestImpl* r = take_posted(m, source, s->tag);
   if (r) {
     m.lock.unlock();
-    set_matched_status(r, source, s->tag, std::int64_t{s->count} * s->layout.size);
+    r->set_matched(source, s->tag, std::int64_t{s->count} * s->layout.size);
     intra_copy(s, r);
     return MPI_SUCCESS;
   }
@@ -97,23 +102,29 @@ void arrive(Endpoint* endpoint, Incoming* message) {
 }
 
 // Takes every message of other processes addressed to `endpoint` off MPI and
-// matches it. Returns the MPI error code of the transport.
-int drain_remote(Endpoint* endpoint) {
+// matches it, or only until the receive `awaited` has been matched: a waiter
+// need not pay for one more probe that finds nothing. Returns the MPI error
+// code of the transport.
+int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr) {
   for (;;) {
     Incoming* message = nullptr;
     const int rc = mpi_next_arrival(endpoint, &message);
     if (rc != MPI_SUCCESS || !message) return rc;
     arrive(endpoint, message);
+    if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
+      return MPI_SUCCESS;
   }
 }
 
-// Pulls messages off MPI for `endpoint` if it has posted receives. A failure
-// is left to those receives: test_request meets it again and fails them.
+// Pulls messages off MPI for `endpoint` if it has receives posted in libep,
+// and moves its receives posted in MPI on. A failure is left to those
+// receives: test_request meets it again and fails them.
 void progress(Endpoint* endpoint) {
   if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
       endpoint->shared->mpi_size > 1) {
     (void)drain_remote(endpoint);
   }
+  if (!endpoint->inbox_receives.empty()) mpi_progress(endpoint);
 }
 
 }  // namespace
@@ -131,36 +142,50 @@ int start_send(RequestImpl* r, bool blocking) {
 
 int start_recv(RequestImpl* r, bool blocking) {
   Endpoint* endpoint = r->endpoint;
+  r->phase = RequestImpl::Phase::none;
   if (r->peer == MPI_PROC_NULL) {
     r->status = proc_null_status();
     r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
     return MPI_SUCCESS;
   }
   r->status = empty_status();
-  if (may_match_remote(endpoint, r->peer)) {
-    // Messages already in MPI arrived before this receive was posted, so
-    // they must be matched (in order) before it joins the posted queue.
+  MatchState& m = endpoint->match;
+  const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
+  // Messages libep already took off MPI arrived before those still inside
+  // it, so they are matched first.
+  m.lock.lock();
+  Incoming* message = m.unexpected.take_first(pred);
+  const bool in_mpi = !message && may_post_in_mpi(m, *r);
+  m.lock.unlock();
+  if (in_mpi) return mpi_post_receive(r);
+  if (!message && may_match_remote(endpoint, r->peer)) {
+    // Messages still in MPI arrived before this receive was posted, so they
+    // must be matched (in order) before it joins the posted queue.
     const int rc = drain_remote(endpoint);
     if (rc != MPI_SUCCESS) return rc;
-  }
-  MatchState& m = endpoint->match;
-  m.lock.lock();
-  Incoming* message = m.unexpected.take_first(
-      [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); });
-  if (!message) {
-    r->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
-    m.posted.push_back(r);
-    m.posted_count.fetch_add(1, std::memory_order_relaxed);
+    m.lock.lock();
+    message = m.unexpected.take_first(pred);
     m.lock.unlock();
-    return MPI_SUCCESS;
   }
-  m.lock.unlock();
+  if (!message) {
+    m.lock.lock();
+    // An intra-process sender may have queued a match meanwhile.
+    message = m.unexpected.take_first(pred);
+    if (!message) {
+      r->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
+      m.posted.push_back(r);
+      m.posted_count.fetch_add(1, std::memory_order_relaxed);
+      m.lock.unlock();
+      return MPI_SUCCESS;
+    }
+    m.lock.unlock();
+  }
   deliver(message, r, blocking);
   return MPI_SUCCESS;
 }
 
 void deliver(Incoming* message, RequestImpl* r, bool blocking) {
-  set_matched_status(r, message->source, message->tag, message->bytes);
+  r->set_matched(message->source, message->tag, message->bytes);
   if (message->kind == Incoming::Kind::remote) {
     mpi_receive(message, r, blocking);
   } else {
@@ -180,12 +205,12 @@ int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) 
   Incoming* message = take ? m.unexpected.take_first(pred) : m.unexpected.find_first(pred);
   m.lock.unlock();
   *found = message;
-  // Matched: a synchronous sender may complete now.
-  if (take && message) return mpi_acknowledge(endpoint, *message);
   return MPI_SUCCESS;
 }
 
 bool cancel_recv(RequestImpl* r) {
+  if (r->state.load(std::memory_order_relaxed) == RequestImpl::State::in_mpi)
+    return mpi_cancel_receive(r);
   if (!unpost(r)) return false;
   r->status = empty_status();
   r->status.cancelled = 1;
@@ -205,7 +230,7 @@ bool test_request(RequestImpl* r) {
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
       if (r->kind == RequestImpl::Kind::recv && may_match_remote(r->endpoint, r->peer)) {
-        const int rc = drain_remote(r->endpoint);
+        const int rc = drain_remote(r->endpoint, r);
         if (rc != MPI_SUCCESS && unpost(r)) {
           // MPI cannot say whether a message for it arrived: it fails.
           r->status.MPI_ERROR = error_class_of(rc);
@@ -226,7 +251,8 @@ void wait_request(RequestImpl* r) {
   while (!test_request(r)) {
     // An endpoint blocked in one operation must still progress its others:
     // a receive it posted earlier may be what its peer's send waits for.
-    if (r->kind == RequestImpl::Kind::send) progress(r->endpoint);
+    if (r->kind == RequestImpl::Kind::send || r->phase != RequestImpl::Phase::none)
+      progress(r->endpoint);
     backoff.pause();
   }
 }
@@ -245,7 +271,7 @@ int discard_unexpected(Endpoint* endpoint) {
   while (Incoming* message = endpoint->match.unexpected.pop_front()) {
     if (message->kind == Incoming::Kind::remote) {
       // Unreceived remote messages still belong to MPI.
-      keep_first_error(&rc, mpi_discard(message));
+      keep_first_error(&rc, mpi_discard(message, endpoint));
     } else {
       delete message;
     }

@@ -2,20 +2,36 @@
 // through MPI, and reports each message that arrives to the engine
 // (engine.cpp), which matches it. It never looks at an endpoint's queues.
 //
-// A message to local endpoint l of process p goes to MPI rank p on
-// inbox[l], the MPI communicator that only endpoint l of each process
-// probes, with the sender's local index and the user tag in the MPI tag
-// (tag_layout.hpp). The receiver takes messages off its inbox in MPI's order
-// with MPI_Improbe, so the data stays inside MPI until MPI_Imrecv or
-// MPI_Mrecv places it in the user's buffer: no extra copy, and MPI's
-// non-overtaking order per sender carries over to the endpoint.
+// Two MPI communicators per local index l carry the messages to local
+// endpoint l of a process: inbox[l] and bulk[l] (object/endpoint.hpp), with
+// the sender's local index and the user tag in the MPI tag (tag_layout.hpp)
+// and the sending process as the MPI source. Only endpoint l receives on
+// them. Every message puts one small message on the inbox: a word, then
+//  - the packed data itself (word -1), for a standard send of at most
+//    kCarriedLimit bytes: one eager MPI message, the common case;
+//  - nothing (word = the data's length in bytes), for a larger or
+//    synchronous send: a notice, which the data follows on bulk[l] as an
+//    MPI message of the user's buffer and datatype.
 //
-// A synchronous send must not complete before its receive is matched, but
-// the matched probe completes an MPI_Issend as soon as the message is taken
-// off MPI, which may be long before the user posts the receive. So the
-// sender marks the message `sync` and waits for a zero-byte acknowledgement
-// that the receiver sends on acks[sender's local] once the user's receive
-// (or matched probe) has matched it.
+// A receive naming one endpoint of another process and a tag names exactly
+// one MPI source and tag on the inbox, so unless a receive posted earlier in
+// libep could take the same messages, it is posted in MPI directly, into an
+// inbox buffer of its own (mpi_post_receive): MPI matches it as it matches
+// its own receives. Every other receive (wildcards, or behind such a
+// receive) is served by taking inbox messages off MPI in MPI's order
+// (MPI_Improbe, MPI_Mrecv) into the engine's unexpected queue. The inbox
+// never overflows a receive buffer, because inbox buffers hold any inbox
+// message; and bulk messages are received whole into scratch memory when
+// they exceed the buffer, because Open MPI 4.1.4 writes past the end of a
+// buffer that a message longer than its eager size truncates.
+//
+// A synchronous send must not complete before a receive of the user has
+// matched it. Its data is a bulk message sent with MPI_Issend, which MPI
+// completes when the receive that takes it starts (not at a matched probe:
+// Open MPI 4.1.4 and MPICH 4.0.2 both, and p2p.ssend_* guard it), and libep
+// starts that receive only once a receive of the user has matched the notice.
+// The order of one sender's messages holds: the notices are in order on the
+// inbox, and the bulk messages of one (sender, tag) in order on bulk[l].
 #pragma once
 
 #include "object/endpoint.hpp"
@@ -23,32 +39,52 @@
 
 namespace ep::detail {
 
+/// Standard sends up to this many bytes travel whole in their inbox message.
+/// It stays far below every MPI's eager size, so that such a message never
+/// waits for its receiver.
+constexpr std::int64_t kCarriedLimit = 1024;
+
 /// Hands the send `s`, addressed to union rank s->target in another process,
 /// to MPI. `blocking`: a blocking send, which may complete inside MPI_Send.
 /// Returns an MPI error code.
 int mpi_send(RequestImpl* s, bool blocking);
 
-/// Takes the next message addressed to `endpoint` off MPI, in MPI's order,
-/// as a remote Incoming whose data stays inside MPI; *arrival is nullptr if
-/// there is none. Never blocks. Returns an MPI error code.
+/// Posts the receive `r` in MPI itself: its source is one endpoint of
+/// another process and its tag is not a wildcard, and no receive posted
+/// earlier in libep may take its messages (the engine checks). It is in_mpi
+/// then, and mpi_test completes it. Returns an MPI error code.
+int mpi_post_receive(RequestImpl* r);
+
+/// Takes the next inbox message addressed to `endpoint` off MPI, in MPI's
+/// order: an eager Incoming holding the data, or a remote one (a notice)
+/// whose data is still inside MPI. *arrival is nullptr if there is none.
+/// Never blocks. Returns an MPI error code.
 int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival);
 
-/// Tells the sender of `message` that a receive or matched probe of
-/// `endpoint` matched it, if the sender waits for that (a synchronous send).
-/// Returns an MPI error code.
-int mpi_acknowledge(Endpoint* endpoint, const Incoming& message);
-
-/// Receives the remote `message` into the receive `r` it matched (the engine
-/// has set r's status) and frees `message`: at once (`blocking`) or as an MPI
-/// request that mpi_test completes. A failure ends up in r's status.
+/// Receives the data that the notice `message` announced into the receive
+/// `r` that matched it (the engine has set r's status), and frees `message`:
+/// at once (`blocking`) or as an MPI request that mpi_test completes. A
+/// failure ends up in r's status.
 void mpi_receive(Incoming* message, RequestImpl* r, bool blocking);
 
-/// Tests the MPI requests of `r` and completes it once all are done. Never
-/// blocks. A failure ends up in r's status.
+/// Tests the MPI request of `r` and completes it once done (a receive posted
+/// in MPI may go on to its bulk message first). Never blocks. A failure ends
+/// up in r's status.
 bool mpi_test(RequestImpl* r);
 
-/// Receives and drops a remote message that nobody will receive (its
-/// communicator is being freed), and frees `message`. Returns an MPI error code.
-int mpi_discard(Incoming* message);
+/// Tests the receives of `endpoint` posted in MPI that wait for their inbox
+/// message, so that a notice's sender is not kept waiting while the endpoint
+/// waits for something else. Never blocks.
+void mpi_progress(Endpoint* endpoint);
+
+/// Cancels the receive `r`, in_mpi, unless a message has matched it already.
+/// Returns whether it was cancelled (complete then); otherwise it goes on as
+/// a matched receive.
+bool mpi_cancel_receive(RequestImpl* r);
+
+/// Receives and drops the data of the notice `message` of `endpoint` that
+/// nobody will receive (its communicator is being freed), and frees
+/// `message`. Returns an MPI error code.
+int mpi_discard(Incoming* message, Endpoint* endpoint);
 
 }  // namespace ep::detail

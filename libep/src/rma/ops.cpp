@@ -145,7 +145,7 @@ Request make_request(WinImpl* w, MPI_Request mpi) {
   r->kind = detail::RequestImpl::Kind::rma;
   r->endpoint = w->endpoint;
   r->status = detail::empty_status();
-  r->mpi[0] = mpi;
+  r->mpi = mpi;
   r->state.store(mpi == MPI_REQUEST_NULL ? detail::RequestImpl::State::complete
                                          : detail::RequestImpl::State::in_mpi,
                  std::memory_order_relaxed);
