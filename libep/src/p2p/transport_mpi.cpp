@@ -82,7 +82,7 @@ void receive_bulk(RequestImpl* r, int source_mpi_rank, int source_local, int num
                   std::int64_t bytes, bool blocking) {
   const CommShared& shared = *r->endpoint->shared;
   MPI_Message message = MPI_MESSAGE_NULL;
-  int rc = MPI_Mprobe(source_mpi_rank, shared.tags.encode({false, source_local, number}),
+  int rc = MPI_Mprobe(source_mpi_rank, shared.tags.encode({source_local, number}),
                       bulk_of(shared, r->endpoint->local), &message, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) return fail(r, rc);
   if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE) {
@@ -105,7 +105,7 @@ int mpi_send(RequestImpl* s, bool blocking) {
   Endpoint* self = s->endpoint;
   CommShared& shared = *self->shared;
   const Location to = shared.map.at(s->target);
-  const int mpi_tag = shared.tags.encode({false, self->local, s->tag});
+  const int mpi_tag = shared.tags.encode({self->local, s->tag});
   const ConstTyped data = send_data(*s);
   const std::int64_t bytes = data.bytes();
   const bool sync = s->mode == SendMode::synchronous;
@@ -145,7 +145,7 @@ int mpi_send(RequestImpl* s, bool blocking) {
   int rc = MPI_Send(notice, kNoticeBytes, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm bulk = bulk_of(shared, to.local_rank);
-  const int bulk_tag = shared.tags.encode({false, self->local, number});
+  const int bulk_tag = shared.tags.encode({self->local, number});
   rc = sync ? MPI_Issend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi)
             : MPI_Isend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi);
   s->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
@@ -160,8 +160,8 @@ int mpi_post_receive(RequestImpl* r) {
   r->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
   self->inbox_receives.push_back(r);
   return MPI_Irecv(wire_of(r), kWireBytes, MPI_BYTE, from.mpi_rank,
-                   shared.tags.encode({false, from.local_rank, r->tag}),
-                   inbox_of(shared, self->local), &r->mpi);
+                   shared.tags.encode({from.local_rank, r->tag}), inbox_of(shared, self->local),
+                   &r->mpi);
 }
 
 int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
@@ -297,7 +297,7 @@ int mpi_discard(Incoming* message, Endpoint* endpoint) {
   const CommShared& shared = *endpoint->shared;
   MPI_Message handle = MPI_MESSAGE_NULL;
   int rc = MPI_Mprobe(message->source_mpi_rank,
-                      shared.tags.encode({false, message->source_local, message->bulk_number}),
+                      shared.tags.encode({message->source_local, message->bulk_number}),
                       bulk_of(shared, endpoint->local), &handle, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS) {
     std::vector<std::byte> scratch(static_cast<std::size_t>(message->bytes));

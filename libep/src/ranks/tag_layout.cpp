@@ -11,12 +11,11 @@ std::optional<TagLayout> TagLayout::make(int mpi_tag_ub, int max_endpoints_per_p
   const unsigned locals =
       static_cast<unsigned>(max_endpoints_per_process > 1 ? max_endpoints_per_process : 1);
   const int source_bits = std::bit_width(locals - 1u);
-  const int user_bits = total_bits - 1 - source_bits;
+  const int user_bits = total_bits - source_bits;
   if (user_bits < 15) return std::nullopt;
   TagLayout layout;
   layout.source_bits_ = source_bits;
   layout.user_bits_ = user_bits;
-  layout.sync_bit_ = 1 << (total_bits - 1);
   return layout;
 }
 
