@@ -16,8 +16,18 @@
 # number of processes (e.g. both ends of a pair in one process: -np 1) run
 # in one more job per process count. Each job prints its tables and writes
 # build-bench/results/SUITE.json and .csv (SUITE.npN.json for the extra
-# jobs; BENCH_OUT overrides the directory). A summary of the point-to-point
-# medians of all jobs ends the output.
+# jobs; BENCH_OUT overrides the directory).
+#
+# The output ends with libep against plain MPI, like for like (`ep-bench
+# summary --ratios` over the files of all jobs): every libep case of the
+# suite has a plain-MPI twin with the same family, parameters and number of
+# ranks (bcast on 2 processes x 2 endpoints against bcast on 4 processes, run
+# in the -np 4 job), and each row gives both medians (us) and the ratio ep
+# time / mpi time, below 1 libep is faster; bandwidth and message rate rows
+# time the same messages, so 0.5 there is twice the rate. One table per
+# family (p2p latency, bandwidth and message rate; split, intercomm and merge
+# create and free, cold and warm; bcast, allreduce; one-sided operations and
+# window creation), each with the geometric mean of its ratios.
 #
 # BENCH_MPI=openmpi (default) or mpich picks the MPI: the build goes to
 # build-bench/ or build-bench-mpich/, the results to
@@ -77,41 +87,19 @@ for n in $others; do
   job "$n" "$name.np$n" --quiet --only-exact-np
 done
 
-# Point-to-point medians of every job, one row per implementation and
-# placement: one-way latency (us) and bandwidth (MB/s) by message size, as
-# ep-bench summary reads them.
-python3 - "$out" "$name" "$bench" <<'EOF' || true
-import glob, json, os, subprocess, sys
-out, name, bench = sys.argv[1], sys.argv[2], sys.argv[3]
-paths = [p for p in [os.path.join(out, name + ".json")] + sorted(glob.glob(os.path.join(out, name + ".np*.json")))
-         if os.path.exists(p)]
-summary = json.loads(subprocess.run([bench, "summary", "--json", "-", "--"] + paths, check=True,
-                                    capture_output=True, text=True).stdout) if paths else {"files": []}
-rows = {}
-for f in summary["files"]:
-    for c in f["cases"]:
-        labels = c["labels"]
-        if c["family"] not in ("p2p/latency", "p2p/bandwidth"):
-            continue
-        who = f"{labels['impl']} {labels.get('placement', '')}".strip()
-        value = (c["real_time"]["median"] if c["family"] == "p2p/latency"
-                 else c["bytes_per_second"]["median"] / 1e6)
-        rows.setdefault(c["family"], {}).setdefault(who, {})[labels["bytes"]] = value
-def size(b):
-    for unit, shift in (("M", 20), ("K", 10)):
-        if b >= 1 << shift and b % (1 << shift) == 0:
-            return f"{b >> shift}{unit}"
-    return str(b)
-for family, title in (("p2p/latency", "one-way latency, us"), ("p2p/bandwidth", "bandwidth, MB/s")):
-    if family not in rows:
-        continue
-    sizes = sorted({b for r in rows[family].values() for b in r})
-    print(f"\n# Summary of medians: {title}")
-    print(f"{'':22}" + "".join(f"{size(b):>9}" for b in sizes))
-    for who, values in sorted(rows[family].items()):
-        cells = [values.get(b) for b in sizes]
-        print(f"{who:22}" + "".join(f"{c:>9.3g}" if c is not None and c < 1e3 else
-                                    (f"{c:>9.0f}" if c is not None else f"{'-':>9}") for c in cells))
-print(f"\nJSON and CSV results in {out}/")
-EOF
+# The end: each libep case beside its plain-MPI twin with as many ranks,
+# whichever job ran it, and the ratio of their medians (ep-bench summary
+# --ratios). Only this run's files, not those an earlier run left.
+files=()
+for stem in "$name" $(for n in $others; do echo "$name.np$n"; done); do
+  [ -f "$out/$stem.json" ] && files+=("$out/$stem.json")
+done
+if [ ${#files[@]} -gt 0 ]; then
+  echo
+  if ! "$bench" summary --ratios -- "${files[@]}"; then
+    [ "$status" -ne 0 ] || status=1
+  fi
+fi
+echo
+echo "JSON and CSV results in $out/"
 exit "$status"

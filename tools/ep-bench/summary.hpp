@@ -1,6 +1,7 @@
 // ep-bench summary: the statistics of every case of result files, as a
-// table or as JSON (what scripts/plot.py draws). It reads files only: no
-// MPI, no mpirun.
+// table or as JSON (what scripts/plot.py draws), or with --ratios each
+// libep case beside its plain-MPI twin (what scripts/bench.sh ends with). It
+// reads files only: no MPI, no mpirun.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@ namespace ep::bench {
 struct SummaryOptions {
   std::vector<std::string> files;
   std::string json_path;  ///< "" a table on stdout; "-" JSON on stdout
+  bool ratios = false;    ///< libep cases against their plain-MPI twins, over all files
 };
 
 /// Adds the "summary" subcommand to `parent`.
