@@ -24,6 +24,12 @@
 // All flags only grow, so nothing is ever reset and no call can mistake an
 // earlier call's flag for its own. The seats are separate from the slots and
 // the barrier above, so the two ways of meeting never disturb each other.
+//
+// Collectives in which nobody leaves before everybody arrived (Barrier, small
+// Allreduce) meet at the gate instead: each endpoint counts itself in; the
+// last to arrive, already running, makes the process's step and opens the
+// gate; the others wait for the opening alone. No endpoint has to be woken
+// to learn that the others arrived, which on a loaded core is a time slice.
 #pragma once
 
 #include <algorithm>
@@ -77,6 +83,41 @@ class LocalTeam {
     }
     TeamBackoff backoff;
     while (barrier_.generation.load(std::memory_order_acquire) == generation) backoff.pause();
+  }
+
+  // ---- The gate ----
+
+  /// An endpoint's passage through the gate: which one (the same number on
+  /// every endpoint) and whether it arrived last.
+  struct Passage {
+    std::uint64_t number = 0;
+    bool last = false;
+  };
+
+  /// Endpoint `local` arrives at its next gate. Writes before arrive() are
+  /// visible to the last arriver after it. Every endpoint of the team passes
+  /// the same gates in the same order, and none may leave a gate before it
+  /// opened, so passage n's arrivals are counted before any of passage n + 1.
+  Passage arrive(int local) {
+    const std::uint64_t number = ++seat(local).gates;
+    const std::uint64_t before = gate_.arrived.fetch_add(1, std::memory_order_acq_rel);
+    return {number, before + 1 == number * static_cast<std::uint64_t>(size_)};
+  }
+
+  /// The last arriver of passage `number` lets the others go, with `error`
+  /// (an MPI code) for all of them. Writes before open() are visible to the
+  /// others after their wait_open().
+  void open(std::uint64_t number, int error) {
+    // One error slot suffices: passage n + 1 opens only once every waiter
+    // of passage n has read it and arrived again.
+    gate_.error.store(error, std::memory_order_relaxed);
+    gate_.opened.store(number, std::memory_order_release);
+  }
+
+  /// Waits until passage `number` is opened; returns its error.
+  int wait_open(std::uint64_t number) const {
+    wait_until([&] { return gate_.opened.load(std::memory_order_acquire) >= number; });
+    return gate_.error.load(std::memory_order_relaxed);
   }
 
   // ---- Seats (used through team/meeting.hpp) ----
@@ -227,6 +268,14 @@ class LocalTeam {
     // Touched by the seat's endpoint alone.
     std::uint64_t calls = 0;
     std::uint64_t reads_owed = 0;
+    std::uint64_t gates = 0;  // passages through the gate
+  };
+  // Arrivals are written by everyone, the opening by one and polled by the
+  // others: a cache line each.
+  struct Gate {
+    alignas(64) std::atomic<std::uint64_t> arrived{0};
+    alignas(64) std::atomic<std::uint64_t> opened{0};
+    std::atomic<int> error{0};
   };
   // Readers of a seat write this; it has a cache line of its own so that
   // they do not disturb the owner's flags, which everybody polls.
@@ -259,6 +308,7 @@ class LocalTeam {
 
   int size_;
   Barrier barrier_;
+  Gate gate_;
   std::vector<Slot> slots_;
   std::vector<Seat> seats_;
   std::vector<ReadCount> reads_;
