@@ -13,8 +13,8 @@
 //     3. spread: it opens the gate, and the others copy the result out of
 //                the mailbox.
 //     Only the last arriver waits for nobody; the others wait for the gate
-//     alone, and nobody waits at the end: the mailbox is reused eight
-//     calls later (LocalTeam).
+//     alone, and nobody waits at the end: the mailbox is reused
+//     LocalTeam::kMailboxes calls later.
 //   shared      hierarchical, from 64 KiB:
 //     1. local:  every endpoint combines one slice of the elements, straight
 //                from the operands into the last endpoint's receive buffer;

@@ -10,7 +10,7 @@
 //                the mailbox on the other processes; the receiving leader
 //                leaves at once as well;
 //     3. spread: every other endpoint unpacks from the mailbox into its buffer.
-//     Nobody waits for a reader: the mailbox is reused two calls later.
+//     Nobody waits for a reader: the mailbox is reused kMailboxes calls later.
 //   direct   larger messages, or any size when forced:
 //     1. local:  the root publishes its buffer;
 //     2. MPI:    the leader broadcasts straight from the root's buffer, and
