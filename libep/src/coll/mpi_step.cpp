@@ -5,7 +5,6 @@
 #include <array>
 #include <cstring>
 #include <memory>
-#include <vector>
 
 #include "base/backoff.hpp"
 #include "base/datatype.hpp"
@@ -46,7 +45,15 @@ int complete(int rc, MPI_Request* request) {
 // Like MPI_Testall it returns only once every request is complete: a request
 // still under way writes into buffers the caller frees when this returns.
 int complete_all(int count, MPI_Request* requests) {
-  std::vector<bool> done(static_cast<std::size_t>(count), false);
+  // Which requests are done: on the stack for the few of the small steps,
+  // which must not allocate per call.
+  std::array<bool, 32> few{};
+  std::unique_ptr<bool[]> many;
+  bool* done = few.data();
+  if (count > static_cast<int>(few.size())) {
+    many = std::make_unique<bool[]>(static_cast<std::size_t>(count));  // all false
+    done = many.get();
+  }
   int first_error = MPI_SUCCESS;
   for (int polls = 0;; ++polls) {
     bool all_done = true;
@@ -119,15 +126,17 @@ int message_bcast(MPI_Comm comm, int rank, int size, int root, void* buf, int by
   }
   // Children are served even after a failed receive, so that they are not
   // left waiting; they get whatever is in the buffer, and their error from here.
-  std::vector<MPI_Request> requests;
+  // At most one child per bit of an int: no allocation per call.
+  std::array<MPI_Request, 32> requests{};
+  int children = 0;
   for (mask /= 2; mask > 0; mask /= 2) {
     if (relative + mask >= size) continue;
     const int child = (relative + mask + root) % size;
-    MPI_Request& request = requests.emplace_back(MPI_REQUEST_NULL);
+    MPI_Request& request = requests[static_cast<std::size_t>(children++)];
+    request = MPI_REQUEST_NULL;
     keep_first_error(&rc, MPI_Isend(buf, bytes, MPI_BYTE, child, kBcastTag, comm, &request));
   }
-  if (!requests.empty())
-    keep_first_error(&rc, complete_all(static_cast<int>(requests.size()), requests.data()));
+  if (children > 0) keep_first_error(&rc, complete_all(children, requests.data()));
   return rc;
 }
 
