@@ -13,13 +13,14 @@
 // with point-to-point messages instead of the non-blocking collectives:
 // Open MPI's MPI_Ibcast, MPI_Iallreduce and MPI_Ibarrier (coll/libnbc) build
 // a schedule on the heap per call and advance it from a progress callback,
-// which measured (2 processes, loaded 2-core machine, Open MPI 4.1) 1.1 us
-// per pipelined 8-byte Ibcast against 0.24 us for an Isend/Irecv pair, and
-// 12-25 us per 2-process Iallreduce against 5-9 us for an exchange of
-// Isend/Irecv. Each message names its source and its collective's tag, and
-// MPI does not let messages between two processes overtake each other, so
-// the steps of successive calls never take each other's messages. Tags 8 to
-// 10 are theirs on the communicator (coll/exchange.cpp uses 7).
+// which measured (2 processes, 2-core machine loaded by other jobs, Open MPI
+// 4.1, two runs) 0.7-1.7 us per pipelined 8-byte Ibcast against 0.24-0.8 us
+// for an Isend/Irecv, and 12-25 us per 2-process Iallreduce against 4.5-9.5
+// us for an exchange of Isend/Irecv. Each message names its source and its
+// collective's tag, and MPI does not let messages between two processes
+// overtake each other, so the steps of successive calls never take each
+// other's messages. Tags 8 to 10 are theirs on the communicator
+// (coll/exchange.cpp uses 7).
 #pragma once
 
 #include <mpi.h>
