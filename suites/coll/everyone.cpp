@@ -6,7 +6,10 @@
 // against values computed here and printed as digests for the diff against
 // plain MPI.
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 #include "coll_test.hpp"
 
@@ -206,8 +209,32 @@ void scan(Context& t, const Sub& s, int count, bool exclusive, bool in_place) {
   t.out("{} {} count={} in_place={} {}", s.name, name, count, in_place, digest(result));
 }
 
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Nobody leaves a barrier before the last rank arrived: each rank in turn
+// (up to 4) arrives 2 ms late, and the earliest departure must follow the
+// latest arrival (all processes run on one host, whose monotonic clock they
+// share). Covers the team's gate, whose last arriver may be any endpoint.
+void barrier_waits(Context& t, const Sub& s) {
+  for (int late = 0; late < std::min(s.size, 4); ++late) {
+    if (s.rank == late) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const double arrived = now_seconds();
+    if (!ok(t, s, capi::Barrier(s.comm), "Barrier")) return;
+    const std::array<double, 2> mine{arrived, -now_seconds()};
+    std::array<double, 2> all{};
+    if (!ok(t, s, capi::Allreduce(mine.data(), all.data(), 2, MPI_DOUBLE, MPI_MAX, s.comm),
+            "Allreduce"))
+      return;
+    if (-all[1] < all[0])
+      t.fail(fmt::format("{}: a rank left the barrier before rank {} arrived", s.name, late));
+  }
+}
+
 void run_over(Context& t, const Sub& s) {
   ok(t, s, capi::Barrier(s.comm), "Barrier");
+  barrier_waits(t, s);
   for (const bool in_place : {false, true}) {
     for (const int count : {0, 1, 6, kLarge}) {
       allreduce(t, s, count, in_place);

@@ -1,7 +1,8 @@
-// What ep-bench bcast and allreduce (bcast.cpp, allreduce.cpp) share: the
-// time of a collective over all ranks, played by libep endpoints (--impl ep,
-// --ep per process) or by plain MPI processes (--impl mpi), over a sweep of
-// message sizes; the sweep, the table and the JSON entries.
+// What ep-bench bcast, allreduce and barrier (bcast.cpp, allreduce.cpp,
+// barrier.cpp) share: the time of a collective over all ranks, played by
+// libep endpoints (--impl ep, --ep per process) or by plain MPI processes
+// (--impl mpi), over a sweep of message sizes; the sweep, the table and the
+// JSON entries.
 //
 // The ranks and processes follow the communicator benchmarks (comm_bench.hpp):
 // the same --ep layouts, the same rule that --impl mpi needs as many processes

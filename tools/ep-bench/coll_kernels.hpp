@@ -1,4 +1,4 @@
-// The collective kernels of ep-bench bcast and allreduce: one handle type per
+// The collective kernels of ep-bench bcast, allreduce and barrier: one handle type per
 // implementation (so the loops call libep or MPI directly, with no
 // indirection in the timed region), the timed loops, and the checks that
 // --validate runs after the timed repetitions of a message size.
@@ -28,6 +28,7 @@ struct EpColl {
   void allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op) const {
     tools::check(ep::Allreduce(in, out, count, type, op, comm), "ep::Allreduce");
   }
+  void barrier() const { tools::check(ep::Barrier(comm), "ep::Barrier"); }
 };
 
 /// Plain MPI: a rank of a duplicate of MPI_COMM_WORLD, one process per rank.
@@ -40,6 +41,7 @@ struct MpiColl {
   void allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op) const {
     tools::check(MPI_Allreduce(in, out, count, type, op, comm), "MPI_Allreduce");
   }
+  void barrier() const { tools::check(MPI_Barrier(comm), "MPI_Barrier"); }
 };
 
 /// The reductions allreduce offers, on MPI_INT32_T.
@@ -61,6 +63,12 @@ void allreduce_loop(const Coll& coll, std::span<const std::int32_t> in, std::spa
   const int count = static_cast<int>(in.size());
   for (std::int64_t i = 0; i < iterations; ++i)
     coll.allreduce(in.data(), out.data(), count, MPI_INT32_T, op);
+}
+
+/// Back-to-back barriers.
+template <class Coll>
+void barrier_loop(const Coll& coll, std::int64_t iterations) {
+  for (std::int64_t i = 0; i < iterations; ++i) coll.barrier();
 }
 
 /// The memcpy reference of a broadcast in one process: every rank but the

@@ -2,14 +2,19 @@
 //
 // Algorithms, by name (coll/algorithm.hpp; the first exact and suitable wins):
 //
-//   leader      hierarchical, below 64 KiB:
-//     1. local:  the leader combines the process's operands, in local rank
-//                order, into a team mailbox;
-//     2. MPI:    MPI_Iallreduce in place on the mailbox among the leaders;
-//     3. spread: the others copy the result out of the mailbox.
-//     Only the leader waits for everyone (for their operands); the others
-//     wait for the leader alone, and the leader does not wait for them at the
-//     end: the mailbox is reused two calls later (LocalTeam).
+//   leader      hierarchical, below 64 KiB (named for the endpoint that
+//               leads the call, the last to arrive, not for local endpoint 0):
+//     1. local:  every endpoint arrives at the team's gate (LocalTeam::arrive);
+//                the last to arrive combines the process's operands, in
+//                local rank order, into a team mailbox;
+//     2. MPI:    it reduces the mailbox in place among the processes:
+//                message_allreduce (coll/mpi_step.hpp) where the processes
+//                are a power of two, else MPI_Iallreduce;
+//     3. spread: it opens the gate, and the others copy the result out of
+//                the mailbox.
+//     Only the last arriver waits for nobody; the others wait for the gate
+//     alone, and nobody waits at the end: the mailbox is reused
+//     LocalTeam::kMailboxes calls later.
 //   shared      hierarchical, from 64 KiB:
 //     1. local:  every endpoint combines one slice of the elements, straight
 //                from the operands into the last endpoint's receive buffer;
@@ -52,11 +57,27 @@ int copy_out(const ReduceCall& c, const void* acc) {
                             {c.args.output, c.count, c.reduction.type, c.reduction.layout});
 }
 
+// Step 2 of leader_combines, on the process's combined operand in `acc`.
+int reduce_among_processes(const Meeting& m, const ReduceCall& c, void* acc) {
+  const detail::CommShared& shared = m.shared();
+  if (detail::message_allreduce_fits(shared.mpi_size)) {
+    return detail::message_allreduce(shared.mpi_comm, shared.mpi_rank, shared.mpi_size, acc,
+                                     c.count, c.reduction);
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  // complete() tests the request to completion; the MPI checker cannot see it.
+  // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
+  return detail::complete(MPI_Iallreduce(MPI_IN_PLACE, acc, c.count, c.reduction.type,
+                                         c.reduction.op, shared.mpi_comm, &request),
+                          &request);
+}
+
 int leader_combines(const ReduceCall& c) {
-  Meeting m(c.e, &c.args);
+  Meeting m(c.e, &c.args);  // publishes the operand before the arrival below
   detail::LocalTeam& team = m.team();
-  if (!m.leader()) {
-    int rc = m.wait(0, kReduced);
+  const detail::LocalTeam::Passage passage = team.arrive(m.local());  // 1
+  if (!passage.last) {
+    int rc = team.wait_open(passage.number);
     void* acc = detail::typed_base(team.mailbox(m.call()), c.count, c.reduction.layout);
     if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
     team.mailbox_read_done(m.call());
@@ -64,22 +85,14 @@ int leader_combines(const ReduceCall& c) {
   }
   const std::size_t span = c.reduction.layout.footprint(c.count).bytes;
   void* acc = detail::typed_base(team.mailbox_acquire(m.call(), span), c.count, c.reduction.layout);
-  const int local_rc =
-      detail::reduce_in_order(c.reduction, detail::local_inputs(m), acc, -1, {0, c.count});  // 1
+  detail::LocalInputs in(m);
+  const int local_rc = detail::reduce_in_order(c.reduction, in.get(), acc, -1, {0, c.count});  // 1
   // The MPI step runs even after a local failure, so that the other
   // processes are not left waiting in it.
-  int rc = MPI_SUCCESS;
-  if (m.multi_process()) {  // 2
-    MPI_Request request = MPI_REQUEST_NULL;
-    // complete() tests the request to completion; the MPI checker cannot see it.
-    // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
-    rc = detail::complete(MPI_Iallreduce(MPI_IN_PLACE, acc, c.count, c.reduction.type,
-                                         c.reduction.op, m.shared().mpi_comm, &request),
-                          &request);
-  }
+  int rc = m.multi_process() ? reduce_among_processes(m, c, acc) : MPI_SUCCESS;  // 2
   if (local_rc != MPI_SUCCESS) rc = local_rc;
-  team.mailbox_lend(m.call(), m.size());  // the others, and the leader's own copy below
-  m.signal(kReduced, rc);
+  team.mailbox_lend(m.call(), m.size());  // the others, and my own copy below
+  team.open(passage.number, rc);
   if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
   team.mailbox_read_done(m.call());
   return rc;

@@ -1,36 +1,35 @@
 // ep::Barrier.
 //
-//   1. local:  every endpoint enters; the leader waits for all of them.
-//   2. MPI:    the leader calls MPI_Barrier among the processes.
-//   3. spread: the leader signals; the others, waiting only for that signal, leave.
+//   1. local:  every endpoint arrives at the team's gate (LocalTeam::arrive);
+//   2. MPI:    the last to arrive meets the other processes (message_barrier,
+//              coll/mpi_step.hpp);
+//   3. spread: it opens the gate; the others, waiting only for that, leave.
 //
-// One hand-off each way instead of two full barriers: only the leader waits
-// for everyone, everyone else waits for the leader alone.
+// The endpoint that makes step 2 is the one already running when the
+// process is complete, not the leader, which may have to be woken first.
 #include "coll/entry.hpp"
 #include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "ep/coll.hpp"
-#include "team/meeting.hpp"
+#include "team/local_team.hpp"
 
 namespace ep {
 
 namespace {
 
 int barrier(const detail::Entered& in) {
-  detail::Meeting m(in.e, nullptr);
-  constexpr int kReleased = 1;
+  const detail::CommShared& shared = *in.e->shared;
+  detail::LocalTeam& team = *shared.team;
+  const detail::LocalTeam::Passage passage = team.arrive(in.e->local);  // 1
   int rc = MPI_SUCCESS;
-  if (m.leader()) {
-    m.wait_all_posted();      // 1
-    if (m.multi_process()) {  // 2
-      MPI_Request request = MPI_REQUEST_NULL;
-      rc = detail::complete(MPI_Ibarrier(m.shared().mpi_comm, &request), &request);
-    }
-    m.signal(kReleased, rc);  // 3
+  if (passage.last) {
+    if (shared.mpi_size > 1)
+      rc = detail::message_barrier(shared.mpi_comm, shared.mpi_rank, shared.mpi_size);  // 2
+    team.open(passage.number, rc);                                                      // 3
   } else {
-    rc = m.wait(0, kReleased);
+    rc = team.wait_open(passage.number);
   }
-  return detail::check_mpi(rc, in.e, in.function, "MPI_Barrier");
+  return detail::check_mpi(rc, in.e, in.function, "the barrier among processes");
 }
 
 }  // namespace

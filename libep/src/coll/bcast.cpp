@@ -5,12 +5,12 @@
 //   mailbox  up to LocalTeam::kMailboxBytes:
 //     1. local:  the root packs its data into a team mailbox (on the root's
 //                process) and leaves at once;
-//     2. MPI:    the leaders broadcast the packed bytes (MPI_Ibcast of
-//                MPI_BYTE; every process takes this path for this size), into
+//     2. MPI:    the leaders broadcast the packed bytes (message_bcast,
+//                coll/mpi_step.hpp; every process takes this path for this size), into
 //                the mailbox on the other processes; the receiving leader
 //                leaves at once as well;
 //     3. spread: every other endpoint unpacks from the mailbox into its buffer.
-//     Nobody waits for a reader: the mailbox is reused two calls later.
+//     Nobody waits for a reader: the mailbox is reused kMailboxes calls later.
 //   direct   larger messages, or any size when forced:
 //     1. local:  the root publishes its buffer;
 //     2. MPI:    the leader broadcasts straight from the root's buffer, and
@@ -55,6 +55,14 @@ int ibcast(const Meeting& m, void* data, int count, MPI_Datatype type, int root_
       MPI_Ibcast(data, count, type, root_process, m.shared().mpi_comm, &request), &request);
 }
 
+// The mailbox's bytes among the processes (coll/mpi_step.hpp says why
+// messages rather than MPI_Ibcast).
+int bcast_bytes(const Meeting& m, std::byte* box, int bytes, int root_process) {
+  const detail::CommShared& shared = m.shared();
+  return detail::message_bcast(shared.mpi_comm, shared.mpi_rank, shared.mpi_size, root_process, box,
+                               bytes);
+}
+
 int through_mailbox(const BcastCall& c) {
   Meeting m(c.e, &c.data);
   detail::LocalTeam& team = m.team();
@@ -68,12 +76,12 @@ int through_mailbox(const BcastCall& c) {
     // The writer reads the mailbox after its signal too (it sends from it,
     // or unpacks it), so it is one of the readers.
     team.mailbox_lend(m.call(), m.size());
-    if (!root_here) rc = ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank);  // 2
+    if (!root_here) rc = bcast_bytes(m, box, bytes, c.root.mpi_rank);  // 2
     m.signal(kReady, rc);
     // The leader broadcasts even after a failed pack, so that the other
     // processes are not left waiting.
     if (root_here && m.leader() && m.multi_process()) {
-      detail::keep_first_error(&rc, ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank));
+      detail::keep_first_error(&rc, bcast_bytes(m, box, bytes, c.root.mpi_rank));
     }
     if (!root_here && rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);
     team.mailbox_read_done(m.call());
@@ -82,8 +90,8 @@ int through_mailbox(const BcastCall& c) {
   rc = m.wait(writer, kReady);
   std::byte* box = team.mailbox(m.call());
   if (root_here && m.leader() && m.multi_process())
-    detail::keep_first_error(&rc, ibcast(m, box, bytes, MPI_BYTE, c.root.mpi_rank));  // 2
-  if (rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);                     // 3
+    detail::keep_first_error(&rc, bcast_bytes(m, box, bytes, c.root.mpi_rank));  // 2
+  if (rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);                // 3
   team.mailbox_read_done(m.call());
   return rc;
 }

@@ -61,8 +61,8 @@ void Exchange::recv(int peer, void* buf, int count, MPI_Datatype type) {
 }
 
 int Exchange::run(MPI_Comm comm) const {
-  // A tag of its own: the leaders' communicator carries nothing else
-  // point-to-point, the tag only makes that plain.
+  // A tag of its own: the small Barrier, Bcast and Allreduce send messages
+  // on the leaders' communicator too, under tags 8 to 10 (coll/mpi_step.hpp).
   constexpr int kTag = 7;
   std::vector<MPI_Datatype> types;
   std::vector<MPI_Request> requests;

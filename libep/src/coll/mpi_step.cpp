@@ -2,9 +2,13 @@
 
 #include <sched.h>
 
-#include <vector>
+#include <array>
+#include <cstring>
+#include <memory>
 
 #include "base/backoff.hpp"
+#include "base/datatype.hpp"
+#include "object/error.hpp"
 
 namespace ep::detail {
 
@@ -41,7 +45,15 @@ int complete(int rc, MPI_Request* request) {
 // Like MPI_Testall it returns only once every request is complete: a request
 // still under way writes into buffers the caller frees when this returns.
 int complete_all(int count, MPI_Request* requests) {
-  std::vector<bool> done(static_cast<std::size_t>(count), false);
+  // Which requests are done: on the stack for the few of the small steps,
+  // which must not allocate per call.
+  std::array<bool, 32> few{};
+  std::unique_ptr<bool[]> many;
+  bool* done = few.data();
+  if (count > static_cast<int>(few.size())) {
+    many = std::make_unique<bool[]>(static_cast<std::size_t>(count));  // all false
+    done = many.get();
+  }
   int first_error = MPI_SUCCESS;
   for (int polls = 0;; ++polls) {
     bool all_done = true;
@@ -63,6 +75,103 @@ int complete_all(int count, MPI_Request* requests) {
     if (all_done) return first_error;
     back_off(polls);
   }
+}
+
+namespace {
+
+constexpr int kBcastTag = 8;
+constexpr int kAllreduceTag = 9;
+constexpr int kBarrierTag = 10;
+
+// A send and a receive with one peer each, completed together; the receive
+// is posted first, so that the peer's message need not wait unexpected.
+int send_receive(const void* out, int out_count, MPI_Datatype out_type, int to, void* in,
+                 int in_count, MPI_Datatype in_type, int from, int tag, MPI_Comm comm) {
+  std::array<MPI_Request, 2> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  int rc = MPI_Irecv(in, in_count, in_type, from, tag, comm, &requests[0]);
+  if (rc == MPI_SUCCESS) rc = MPI_Isend(out, out_count, out_type, to, tag, comm, &requests[1]);
+  // complete_all() tests the requests to completion; the MPI checker cannot see it.
+  // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
+  keep_first_error(&rc, complete_all(2, requests.data()));
+  return rc;
+}
+
+}  // namespace
+
+int message_barrier(MPI_Comm comm, int rank, int size) {
+  int rc = MPI_SUCCESS;
+  // A failed round still goes on to the next ones, so that no peer waits in vain.
+  for (int distance = 1; distance < size; distance *= 2) {
+    const int to = (rank + distance) % size;
+    const int from = (rank - distance + size) % size;
+    keep_first_error(
+        &rc, send_receive(nullptr, 0, MPI_BYTE, to, nullptr, 0, MPI_BYTE, from, kBarrierTag, comm));
+  }
+  return rc;
+}
+
+int message_bcast(MPI_Comm comm, int rank, int size, int root, void* buf, int bytes) {
+  // Ranks relative to the root: the parent of r clears r's lowest set bit;
+  // r's children are r + 2^k for every 2^k below that bit.
+  const int relative = (rank - root + size) % size;
+  int rc = MPI_SUCCESS;
+  int mask = 1;
+  for (; mask < size; mask *= 2) {
+    if ((relative & mask) != 0) {
+      const int parent = (relative - mask + root) % size;
+      MPI_Request request = MPI_REQUEST_NULL;
+      rc = complete(MPI_Irecv(buf, bytes, MPI_BYTE, parent, kBcastTag, comm, &request), &request);
+      break;
+    }
+  }
+  // Children are served even after a failed receive, so that they are not
+  // left waiting; they get whatever is in the buffer, and their error from here.
+  // At most one child per bit of an int: no allocation per call.
+  std::array<MPI_Request, 32> requests{};
+  int children = 0;
+  for (mask /= 2; mask > 0; mask /= 2) {
+    if (relative + mask >= size) continue;
+    const int child = (relative + mask + root) % size;
+    MPI_Request& request = requests[static_cast<std::size_t>(children++)];
+    request = MPI_REQUEST_NULL;
+    keep_first_error(&rc, MPI_Isend(buf, bytes, MPI_BYTE, child, kBcastTag, comm, &request));
+  }
+  if (children > 0) keep_first_error(&rc, complete_all(children, requests.data()));
+  return rc;
+}
+
+int message_allreduce(MPI_Comm comm, int rank, int size, void* acc, int count, const Reduction& r) {
+  if (size == 1 || count == 0) return MPI_SUCCESS;
+  // The partner's partial result lands here; small ones on the stack.
+  const std::size_t bytes = r.layout.footprint(count).bytes;
+  alignas(64) std::array<std::byte, 256> small;
+  std::unique_ptr<std::byte[]> large;
+  std::byte* memory = small.data();
+  if (bytes > small.size()) {
+    large = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    memory = large.get();
+  }
+  void* theirs = typed_base(memory, count, r.layout);
+  const Footprint print = r.layout.footprint(count);
+  int rc = MPI_SUCCESS;
+  for (int bit = 1; bit < size; bit *= 2) {
+    const int partner = rank ^ bit;
+    keep_first_error(&rc, send_receive(acc, count, r.type, partner, theirs, count, r.type, partner,
+                                       kAllreduceTag, comm));
+    if (rc != MPI_SUCCESS) continue;  // the later rounds still run, for the peers
+    if (partner < rank) {
+      rc = MPI_Reduce_local(theirs, acc, count, r.type, r.op);  // acc = theirs op acc
+    } else {
+      // acc op theirs, formed in theirs, then moved back: the footprint is
+      // the same in both buffers, so a byte copy moves every element.
+      rc = MPI_Reduce_local(acc, theirs, count, r.type, r.op);
+      if (rc == MPI_SUCCESS) {
+        std::memcpy(static_cast<std::byte*>(acc) + print.offset,
+                    static_cast<const std::byte*>(theirs) + print.offset, print.bytes);
+      }
+    }
+  }
+  return rc;
 }
 
 }  // namespace ep::detail

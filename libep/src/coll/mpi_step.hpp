@@ -8,9 +8,24 @@
 // non-blocking form of the collective and completes it here, polling with
 // back-off: a few spins, then sched_yield between polls. It never naps,
 // because without polling the MPI library makes no progress.
+//
+// Small Barrier, Bcast and Allreduce make their step among the processes
+// with point-to-point messages instead of the non-blocking collectives:
+// Open MPI's MPI_Ibcast, MPI_Iallreduce and MPI_Ibarrier (coll/libnbc) build
+// a schedule on the heap per call and advance it from a progress callback,
+// which measured (2 processes, 2-core machine loaded by other jobs, Open MPI
+// 4.1, two runs) 0.7-1.7 us per pipelined 8-byte Ibcast against 0.24-0.8 us
+// for an Isend/Irecv, and 12-25 us per 2-process Iallreduce against 4.5-9.5
+// us for an exchange of Isend/Irecv. Each message names its source and its
+// collective's tag, and MPI does not let messages between two processes
+// overtake each other, so the steps of successive calls never take each
+// other's messages. Tags 8 to 10 are theirs on the communicator
+// (coll/exchange.cpp uses 7).
 #pragma once
 
 #include <mpi.h>
+
+#include "coll/elements.hpp"
 
 namespace ep::detail {
 
@@ -21,5 +36,26 @@ int complete(int rc, MPI_Request* request);
 /// Completes all of `requests` the same way; returns the first error code
 /// (a request's own error rather than MPI_ERR_IN_STATUS).
 int complete_all(int count, MPI_Request* requests);
+
+/// A barrier among the processes of `comm` (a dissemination barrier: every
+/// process learns of every other's arrival in ceil(log2 size) rounds).
+/// Collective over `comm`.
+int message_barrier(MPI_Comm comm, int rank, int size);
+
+/// Broadcasts `bytes` bytes at `buf` from process `root` of `comm`, along a
+/// binomial tree. Collective over `comm`.
+int message_bcast(MPI_Comm comm, int rank, int size, int root, void* buf, int bytes);
+
+/// Whether message_allreduce() can take `size` processes: a power of two.
+inline bool message_allreduce_fits(int size) { return size > 0 && (size & (size - 1)) == 0; }
+
+/// Allreduce in place of `count` elements at `acc` (a buffer of the
+/// reduction's type) among the processes of `comm`, by recursive doubling:
+/// in round k each process exchanges its partial result with the process
+/// whose rank differs in bit k, and combines the lower rank's on the left,
+/// so every process combines the blocks of ranks in rank order (exact for a
+/// non-commutative op) and all get the same bytes. `size` must fit
+/// (message_allreduce_fits). Collective over `comm`.
+int message_allreduce(MPI_Comm comm, int rank, int size, void* acc, int count, const Reduction& r);
 
 }  // namespace ep::detail

@@ -24,6 +24,15 @@ std::vector<const void*> local_inputs(const Meeting& m) {
   return in;
 }
 
+LocalInputs::LocalInputs(const Meeting& m) : size_(static_cast<std::size_t>(m.size())) {
+  data_ = inline_.data();
+  if (m.size() > kInline) {
+    heap_.resize(size_);
+    data_ = heap_.data();
+  }
+  for (int l = 0; l < m.size(); ++l) data_[l] = m.args<ReduceArgs>(l).input;
+}
+
 int reduce_my_part(const Meeting& m, const ReduceCall& call, const std::vector<const void*>& in,
                    void* acc, int holds, int parts) {
   if (m.local() >= parts) return MPI_SUCCESS;

@@ -3,7 +3,9 @@
 // checked it, and the local combine step of the hierarchical algorithms.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "coll/checks.hpp"
@@ -50,6 +52,23 @@ ReduceCall reduce_call(const Entered& in, int count, MPI_Datatype type, MPI_Op o
 /// The operands of the process's endpoints, by local rank (= rank order on
 /// the block layout). Waits until each has entered the call.
 std::vector<const void*> local_inputs(const Meeting& m);
+
+/// The same, without touching the heap for teams of up to kInline
+/// endpoints: for the small reductions, where an allocation per call shows.
+class LocalInputs {
+ public:
+  static constexpr int kInline = 16;
+  explicit LocalInputs(const Meeting& m);
+  LocalInputs(const LocalInputs&) = delete;
+  LocalInputs& operator=(const LocalInputs&) = delete;
+  std::span<const void* const> get() const { return {data_, size_}; }
+
+ private:
+  std::array<const void*, kInline> inline_{};
+  std::vector<const void*> heap_;
+  const void** data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 /// This endpoint's share of combining `in` into `acc` (which holds operand
 /// `holds`, or -1) when `parts` endpoints share it; a no-op for endpoints

@@ -11,14 +11,19 @@
 //   wait(j, stage)   until j reached `stage`; returns the error j signalled;
 //   read_done(j)     I no longer read j's buffers or arguments;
 //   wait_readers(n)  until the n endpoints reading my buffers are done;
-//   barrier()        everybody, the LocalTeam's central barrier.
+//   barrier()        everybody, the LocalTeam's central barrier;
+//   team().arrive()  the gate: the last to arrive leads the call (LocalTeam).
 //
 // The rules that keep this safe, which every collective file follows:
 //  1. An endpoint leaves a call only when nobody reads its arguments or
 //     buffers any more (its readers said read_done, or a barrier passed).
-//  2. Only the leader (local endpoint 0) calls MPI, on CommShared::mpi_comm,
-//     so the MPI collectives of a communicator are issued in one order by one
-//     thread per process.
+//  2. One endpoint per process calls MPI in a call, on CommShared::mpi_comm:
+//     the leader (local endpoint 0), or, in the collectives that meet at the
+//     gate (LocalTeam::arrive), the last endpoint to arrive. Every endpoint
+//     completes the MPI step it makes before it leaves its call, so once
+//     all endpoints of a process have entered a call, every step of earlier
+//     calls is complete: a communicator's MPI steps are still issued one at
+//     a time and in call order in each process, whichever thread issues them.
 //  3. The team's scratch buffers belong to the leader: it sizes them before
 //     it enters the call (LocalTeam::scratch_acquire waits for the readers of
 //     earlier calls), and the others use them only after seeing its arguments.
