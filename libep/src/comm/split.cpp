@@ -226,10 +226,19 @@ int Comm_dup(Comm comm, Comm* newcomm) {
   const int arrival = 0;
   const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, fn, [&](Outcome& outcome) {
     const CommShared& shared = *e->shared;
-    // Creations start once every process is in (make_channels in build.cpp).
-    outcome.rc = MPI_Barrier(shared.mpi_comm);
+    // The same processes in the same order: a pooled set will do when every
+    // process has one; the exchange is also what every process enters before
+    // a creation starts (make_channels in build.cpp).
+    detail::Agreed agreed;
+    std::vector<std::int64_t> nothing;
+    outcome.rc = detail::agree_over(shared.mpi_comm, shared.world_ranks,
+                                    shared.map.max_per_process(), {}, &nothing, &agreed);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Allgather of the processes' pooled communicators failed";
+      return;
+    }
     MPI_Comm mpi = MPI_COMM_NULL;
-    if (outcome.rc == MPI_SUCCESS) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (!agreed.pooled) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_dup failed";
       return;
@@ -237,9 +246,9 @@ int Comm_dup(Comm comm, Comm* newcomm) {
     CommShared* made = nullptr;
     const detail::ChannelSource channels{shared.mpi_comm};
     outcome.rc = shared.inter ? detail::build_inter(mpi, channels, shared.layout, shared.identities,
-                                                    &made, &outcome.why)
+                                                    &made, &outcome.why, &agreed)
                               : detail::build_comm(mpi, channels, shared.map, shared.identities,
-                                                   &made, &outcome.why);
+                                                   &made, &outcome.why, &agreed);
     if (outcome.rc != MPI_SUCCESS) return;
     for (std::size_t l = 0; l < outcome.by_local.size(); ++l) {
       outcome.by_local[l] = made->endpoints[l].get();
