@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "coll/mpi_step.hpp"
 #include "comm/inspect.hpp"
 #include "object/error.hpp"
 #include "p2p/engine.hpp"
@@ -260,7 +261,7 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
     return rc;
   }
 
-  shared->id = agreed ? agreed->id : draw_comm_id();
+  shared->id = agreed ? agreed->id : draw_comm_ids();
   rc = identify(*shared, agreed ? &agreed->name : nullptr);
   if (rc != MPI_SUCCESS) {
     *why =
@@ -285,7 +286,7 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
 
 }  // namespace
 
-int draw_comm_id() { return next_comm_id.fetch_add(1); }
+int draw_comm_ids(int count) { return next_comm_id.fetch_add(count); }
 
 std::int64_t pool_key(const std::vector<int>& world_ranks, int channels) {
   std::uint64_t h = 1469598103934665603ull;
@@ -365,14 +366,18 @@ int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int channels,
                const std::vector<std::int64_t>& extra, std::vector<std::int64_t>* gathered_extra,
                Agreed* agreed) {
   const PoolOffer offer = reserve_offer();
-  agreed->id = draw_comm_id();
+  agreed->id = draw_comm_ids();
   std::vector<std::int64_t> mine{agreed->id};
   mine.insert(mine.end(), offer.begin(), offer.end());
   mine.insert(mine.end(), extra.begin(), extra.end());
   const auto block = mine.size();
   std::vector<std::int64_t> all(block * world_ranks.size());
-  int rc = MPI_Allgather(mine.data(), static_cast<int>(block), MPI_INT64_T, all.data(),
-                         static_cast<int>(block), MPI_INT64_T, comm);
+  // Completed with back-off (coll/mpi_step.hpp): a blocking MPI_Allgather
+  // spins inside MPI and keeps the core from the process's other endpoints.
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = complete(MPI_Iallgather(mine.data(), static_cast<int>(block), MPI_INT64_T, all.data(),
+                                   static_cast<int>(block), MPI_INT64_T, comm, &request),
+                    &request);
   if (rc == MPI_SUCCESS) {
     std::vector<const std::int64_t*> offers;
     gathered_extra->clear();

@@ -82,8 +82,8 @@ struct Agreed {
   std::int64_t name = 0;
   std::optional<PooledSet> pooled;
 };
-/// A fresh process-wide communicator id (CommShared::id).
-int draw_comm_id();
+/// `count` fresh process-wide communicator ids (CommShared::id): the first.
+int draw_comm_ids(int count = 1);
 /// The name of a communicator whose MPI rank 0 is `world_rank` with `id`.
 inline std::int64_t pool_name(int world_rank, int id) {
   return static_cast<std::int64_t>(world_rank) << 32 | static_cast<std::uint32_t>(id);

@@ -383,8 +383,13 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       const Arrival& a = team.peer<Arrival>(l);
       highs[a.group] = a.high;
     }
-    std::vector<int> all(2 * static_cast<std::size_t>(shared.mpi_size));
-    outcome.rc = MPI_Allgather(highs, 2, MPI_INT, all.data(), 2, MPI_INT, shared.mpi_comm);
+    // The merged communicator has the carrier's processes in its order (only
+    // the ranks move): the exchange also agrees on a pooled set for it.
+    std::vector<std::int64_t> all;
+    detail::Agreed agreed;
+    outcome.rc =
+        detail::agree_over(shared.mpi_comm, shared.world_ranks, shared.map.max_per_process(),
+                           {highs[0], highs[1]}, &all, &agreed);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Allgather of the groups' high flags failed";
       return;
@@ -392,7 +397,7 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
     for (std::size_t p = 0; p < all.size(); p += 2) {
       for (int g = 0; g < 2; ++g) {
         if (all[p + static_cast<std::size_t>(g)] >= 0)
-          highs[g] = all[p + static_cast<std::size_t>(g)];
+          highs[g] = static_cast<int>(all[p + static_cast<std::size_t>(g)]);
       }
     }
     // Low group first; with equal flags MPI leaves the order to us: the
@@ -405,14 +410,14 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       identities[static_cast<std::size_t>(new_rank_of[u])] = shared.identities[u];
     }
     MPI_Comm mpi = MPI_COMM_NULL;
-    outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (!agreed.pooled) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_dup failed";
       return;
     }
     CommShared* made = nullptr;
-    outcome.rc =
-        detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made, &outcome.why);
+    outcome.rc = detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made,
+                                    &outcome.why, &agreed);
     if (outcome.rc != MPI_SUCCESS) return;
     for (int l = 0; l < team.size(); ++l) {
       const int u = shared.map.rank_of(shared.mpi_rank, l);
