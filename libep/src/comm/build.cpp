@@ -177,7 +177,7 @@ int identify(CommShared& shared, const std::int64_t* agreed_name) {
     if (*g != MPI_GROUP_NULL) keep_first_error(&rc, MPI_Group_free(g));
   }
   if (rc != MPI_SUCCESS) return rc;
-  if (agreed_name) {
+  if (agreed_name && *agreed_name >= 0) {
     shared.global_id = fmt::format("w{}c{}", *agreed_name >> 32,
                                    static_cast<std::int32_t>(*agreed_name & 0xffffffff));
     return MPI_SUCCESS;

@@ -75,8 +75,9 @@ std::optional<PooledSet> take_pooled(std::int64_t name, const std::vector<int>& 
 void release_offer(const PoolOffer& offer);
 
 /// What the processes of a new communicator agreed on before it is built:
-/// this process's id for it, the communicator's name (PoolName of process 0's
-/// world rank and id), and the pooled set to take over, if any.
+/// this process's id for it, the communicator's name (pool_name of process
+/// 0's world rank and id; -1: not agreed yet, build agrees on it with an
+/// MPI_Bcast), and the pooled set to take over, if any.
 struct Agreed {
   int id = 0;
   std::int64_t name = 0;
