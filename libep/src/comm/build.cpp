@@ -183,7 +183,9 @@ int identify(CommShared& shared, const std::int64_t* agreed_name) {
     return MPI_SUCCESS;
   }
   int name[2] = {shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)], shared.id};
-  rc = MPI_Bcast(name, 2, MPI_INT, 0, shared.mpi_comm);
+  // Completed with back-off (coll/mpi_step.hpp), as every exchange here.
+  MPI_Request request = MPI_REQUEST_NULL;
+  rc = complete(MPI_Ibcast(name, 2, MPI_INT, 0, shared.mpi_comm, &request), &request);
   shared.global_id = fmt::format("w{}c{}", name[0], name[1]);
   return rc;
 }
