@@ -43,7 +43,13 @@ struct ChannelSource {
 /// last owner is gone everywhere and nothing of it is still under way (a
 /// communicator's operations complete before Comm_free returns). Messages
 /// that reached a process but were never received are dropped when the set
-/// returns to the pool, as MPI_Comm_free drops them.
+/// returns to the pool, as MPI_Comm_free drops them. What this asks of the
+/// layers that use the channels: no MPI operation of theirs (a receive
+/// posted into MPI, a request left to complete) may still be pending on
+/// them when the last endpoint is freed; it would act on the next
+/// communicator. (A message sent but not yet arrived when its receiver
+/// freed the communicator, which a correct program does not leave, would
+/// reach the next one too.) suites/comm/dup.cpp (recycled) guards the reuse.
 constexpr int kPoolOffers = 8;
 /// (name, pool_key) pairs; a name of -1 offers nothing.
 using PoolOffer = std::array<std::int64_t, 2 * kPoolOffers>;
