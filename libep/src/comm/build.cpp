@@ -134,7 +134,7 @@ bool give_back(CommShared& shared) {
 // split tests hung in one run of a few. Repeating the first call keeps each
 // leader's calls in one rank, and every creation starts only after a
 // collective on the parent that all its processes have entered (the split's
-// MPI_Allgatherv, the dup's MPI_Barrier, ...), so the lowest creation under
+// exchange of colors, agree_over's for dup and merge, ...), so the lowest creation under
 // way anywhere always has all its processes in it and completes.
 int make_channels(CommShared& shared, const ChannelSource& source) {
   const auto channels = static_cast<std::size_t>(shared.map.max_per_process());
