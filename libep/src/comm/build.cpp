@@ -315,27 +315,34 @@ PoolOffer reserve_offer() {
   return offer;
 }
 
-std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::int64_t key,
+std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers,
+                           const std::vector<std::size_t>& lengths, std::int64_t key,
                            const std::vector<std::int64_t>& exclude) {
   if (offers.empty()) return -1;
-  const auto holds = [key](const std::int64_t* offer, std::int64_t name) {
-    for (int i = 0; i < kPoolOffers; ++i) {
+  const auto holds = [key](const std::int64_t* offer, std::size_t length, std::int64_t name) {
+    for (std::size_t i = 0; i < length; ++i) {
       if (offer[2 * i] == name && offer[2 * i + 1] == key) return true;
     }
     return false;
   };
   std::int64_t best = -1;
-  for (int i = 0; i < kPoolOffers; ++i) {
+  for (std::size_t i = 0; i < lengths.front(); ++i) {
     const std::int64_t name = offers.front()[2 * i];
     if (name < 0 || offers.front()[2 * i + 1] != key) continue;
     if (best >= 0 && name >= best) continue;
     if (std::find(exclude.begin(), exclude.end(), name) != exclude.end()) continue;
-    if (std::all_of(offers.begin() + 1, offers.end(),
-                    [&](const std::int64_t* o) { return holds(o, name); })) {
-      best = name;
+    bool everywhere = true;
+    for (std::size_t p = 1; p < offers.size() && everywhere; ++p) {
+      everywhere = holds(offers[p], lengths[p], name);
     }
+    if (everywhere) best = name;
   }
   return best;
+}
+
+std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::int64_t key,
+                           const std::vector<std::int64_t>& exclude) {
+  return choose_pooled(offers, std::vector<std::size_t>(offers.size(), kPoolOffers), key, exclude);
 }
 
 std::optional<PooledSet> take_pooled(std::int64_t name, const std::vector<int>& world_ranks,

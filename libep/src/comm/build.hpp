@@ -72,6 +72,11 @@ PoolOffer reserve_offer();
 /// none. A pure function of its arguments: every process computes the same.
 std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::int64_t key,
                            const std::vector<std::int64_t>& exclude);
+/// The same for offers of `lengths[i]` pairs each (a process that offered
+/// more than once, concatenated).
+std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers,
+                           const std::vector<std::size_t>& lengths, std::int64_t key,
+                           const std::vector<std::int64_t>& exclude);
 /// Takes the chosen set (reserved by this process's offer) out of the pool;
 /// nullopt if it is not there or does not rank `world_ranks` with
 /// `channels` channels (a hash collision: the caller fails the creation).

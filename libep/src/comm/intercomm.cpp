@@ -287,35 +287,32 @@ CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& l
 }
 
 // The pooled set every process of both groups offered for the carrier, or
-// -1. A process that hosts both groups offered twice (once per team, each
-// its own reservation): only what both of its offers hold counts.
+// -1. A process that hosts both groups offered twice, once per team, each
+// from its own reservation: either will do, since both teams wait in
+// obtain_intercomm until the team that makes the carrier has taken the set,
+// and only then return their reservations. Every process computes the same.
 std::int64_t choose_carrier_set(const GroupInfo& first, const GroupInfo& second,
                                 const detail::InterLayout& layout) {
   constexpr std::size_t o = std::tuple_size_v<detail::PoolOffer>;
-  std::map<std::int64_t, detail::PoolOffer> by_world;
+  std::map<std::int64_t, std::vector<std::int64_t>> by_world;  // (name, key) pairs
   for (const GroupInfo* g : {&first, &second}) {
     for (std::size_t p = 0; p < g->processes.size(); ++p) {
-      detail::PoolOffer offer;
-      std::copy_n(g->offers.begin() + static_cast<std::ptrdiff_t>(p * o), o, offer.begin());
-      auto [it, fresh] = by_world.try_emplace(g->processes[p], offer);
-      if (fresh) continue;
-      for (std::size_t i = 0; i < o; i += 2) {
-        bool in_both = false;
-        for (std::size_t j = 0; j < o; j += 2) {
-          in_both = in_both || (offer[j] == it->second[i] && offer[j + 1] == it->second[i + 1]);
-        }
-        if (!in_both) it->second[i] = -1;
-      }
+      auto& offer = by_world[g->processes[p]];
+      offer.insert(offer.end(), g->offers.begin() + static_cast<std::ptrdiff_t>(p * o),
+                   g->offers.begin() + static_cast<std::ptrdiff_t>((p + 1) * o));
     }
   }
   std::vector<const std::int64_t*> offers;
+  std::vector<std::size_t> lengths;
   for (int w : layout.processes) {
     auto it = by_world.find(w);
     if (it == by_world.end()) return -1;
     offers.push_back(it->second.data());
+    lengths.push_back(it->second.size() / 2);
   }
   const std::vector<int> worlds(layout.processes.begin(), layout.processes.end());
-  return detail::choose_pooled(offers, detail::pool_key(worlds, layout.map.max_per_process()), {});
+  return detail::choose_pooled(offers, lengths,
+                               detail::pool_key(worlds, layout.map.max_per_process()), {});
 }
 
 struct CreateArrival {
