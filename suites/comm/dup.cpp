@@ -72,6 +72,44 @@ void isolation(Context& t, api::Comm dup) {
   t.check_rc(api::Comm_free(&half), "Comm_free");
 }
 
+// libep keeps a freed communicator's MPI communicators and builds the next
+// communicator over the same processes on them (libep/src/comm/build.hpp):
+// communicators made and freed in turn, beside one that lives through every
+// round, must each keep their own traffic.
+void recycled(Context& t, api::Comm dup) {
+  constexpr int tag = 9;
+  for (int round = 0; round < 6; ++round) {
+    api::Comm fresh = api::COMM_NULL;
+    if (round % 2 == 0) {
+      t.check_rc(api::Comm_dup(t.comm(), &fresh), "Comm_dup");
+    } else {
+      t.check_rc(api::Comm_split(dup, 0, t.rank(), &fresh), "Comm_split");
+    }
+    const api::Comm comms[2] = {dup, fresh};
+    int in[2] = {-1, -1};
+    api::Request requests[4];
+    for (int c = 0; c < 2; ++c)
+      t.check_rc(api::Irecv(&in[c], 1, MPI_INT, MPI_ANY_SOURCE, tag, comms[c], &requests[c]),
+                 "Irecv");
+    t.barrier();  // every receive is posted before any send
+    int out[2];
+    const int next = (t.rank() + 1) % t.size();
+    const int previous = (t.rank() + t.size() - 1) % t.size();
+    for (int c = 0; c < 2; ++c) {
+      out[c] = 1000 * round + 10 * c + t.rank();
+      t.check_rc(api::Isend(&out[c], 1, MPI_INT, next, tag, comms[c], &requests[2 + c]), "Isend");
+    }
+    api::Status st[4];
+    t.check_rc(api::Waitall(4, requests, st), "Waitall");
+    for (int c = 0; c < 2; ++c) {
+      t.expect_eq(in[c], 1000 * round + 10 * c + previous,
+                  fmt::format("round {}: payload on {}", round, c == 0 ? "dup" : "fresh"));
+    }
+    t.out("recycled round {}: got {} and {}", round, in[0], in[1]);
+    t.check_rc(api::Comm_free(&fresh), "Comm_free");
+  }
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -88,6 +126,7 @@ void eptest::run(Context& t) {
   t.out("dup: rank {} of {}, inter {}", rank, size, inter);
   compare_all(t, dup);
   isolation(t, dup);
+  recycled(t, dup);
   // A duplicate of a duplicate carries traffic too.
   api::Comm dup2 = api::COMM_NULL;
   t.check_rc(api::Comm_dup(dup, &dup2), "Comm_dup");

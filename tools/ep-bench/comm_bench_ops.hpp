@@ -20,6 +20,7 @@ struct EpOps {
   static void split(Comm c, int color, int key, Comm* out) {
     tools::check(ep::Comm_split(c, color, key, out), "ep::Comm_split");
   }
+  static void dup(Comm c, Comm* out) { tools::check(ep::Comm_dup(c, out), "ep::Comm_dup"); }
   static void intercomm(Comm local, Comm peer, int remote_leader, int tag, Comm* out) {
     tools::check(ep::Intercomm_create(local, 0, peer, remote_leader, tag, out),
                  "ep::Intercomm_create");
@@ -38,6 +39,7 @@ struct MpiOps {
   static void split(Comm c, int color, int key, Comm* out) {
     tools::check(MPI_Comm_split(c, color, key, out), "MPI_Comm_split");
   }
+  static void dup(Comm c, Comm* out) { tools::check(MPI_Comm_dup(c, out), "MPI_Comm_dup"); }
   static void intercomm(Comm local, Comm peer, int remote_leader, int tag, Comm* out) {
     tools::check(MPI_Intercomm_create(local, 0, peer, remote_leader, tag, out),
                  "MPI_Intercomm_create");

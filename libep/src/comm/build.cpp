@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <mutex>
 #include <string>
 
+#include "coll/mpi_step.hpp"
 #include "comm/inspect.hpp"
 #include "object/error.hpp"
 #include "p2p/engine.hpp"
@@ -15,6 +19,106 @@ namespace ep::detail {
 namespace {
 
 std::atomic<int> next_comm_id{0};
+
+// Sets a pool keeps at most, offered or not: enough for a few communicators
+// freed and made again in turn; beyond it the oldest are freed.
+constexpr std::size_t kPoolCapacity = 8;
+
+struct PoolEntry {
+  PooledSet set;
+  bool reserved = false;  // offered by a creation under way
+};
+
+struct Pool {
+  std::mutex mutex;
+  std::vector<PoolEntry> entries;  // oldest first
+};
+
+// Never destroyed: a communicator freed after static destruction began
+// still finds it (its sets are then simply not freed before MPI_Finalize).
+Pool& pool() {
+  static Pool* const p = new Pool;
+  return *p;
+}
+
+int free_set(PooledSet& set) {
+  int rc = MPI_SUCCESS;
+  for (std::vector<MPI_Comm>* channels : {&set.inbox, &set.bulk}) {
+    for (MPI_Comm& c : *channels) {
+      if (c != MPI_COMM_NULL) keep_first_error(&rc, MPI_Comm_free(&c));
+    }
+  }
+  if (set.mpi_comm != MPI_COMM_NULL) keep_first_error(&rc, MPI_Comm_free(&set.mpi_comm));
+  return rc;
+}
+
+// Receives and drops what reached this process on `c` but was never
+// received: the next communicator on the set must not see it.
+int drain(MPI_Comm c) {
+  std::vector<char> sink;
+  for (;;) {
+    int flag = 0;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    int rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, &message, &status);
+    if (rc != MPI_SUCCESS || !flag) return rc;
+    int bytes = 0;
+    rc = MPI_Get_count(&status, MPI_BYTE, &bytes);
+    if (rc != MPI_SUCCESS) return rc;
+    sink.resize(static_cast<std::size_t>(std::max(bytes, 1)));
+    rc = MPI_Mrecv(sink.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+}
+
+// Moves a released communicator's MPI communicators into the pool when it
+// was built completely and nothing is left on its channels. Returns false
+// when they stay with `shared` (to be freed).
+bool give_back(CommShared& shared) {
+  if (shared.mpi_comm == MPI_COMM_NULL || shared.global_id.empty()) return false;
+  if (shared.world_ranks.size() != static_cast<std::size_t>(shared.mpi_size)) return false;
+  int world = 0;
+  int id = 0;
+  if (std::sscanf(shared.global_id.c_str(), "w%dc%d", &world, &id) != 2) return false;
+  for (const std::vector<MPI_Comm>* channels : {&shared.inbox, &shared.bulk}) {
+    for (MPI_Comm c : *channels) {
+      if (c == MPI_COMM_NULL || drain(c) != MPI_SUCCESS) return false;
+    }
+  }
+  if (drain(shared.mpi_comm) != MPI_SUCCESS) return false;
+  PooledSet set;
+  set.name = pool_name(world, id);
+  set.world_ranks = shared.world_ranks;
+  set.mpi_comm = shared.mpi_comm;
+  set.inbox = std::move(shared.inbox);
+  set.bulk = std::move(shared.bulk);
+  shared.mpi_comm = MPI_COMM_NULL;
+  shared.inbox.clear();
+  shared.bulk.clear();
+  PooledSet evicted;
+  {
+    std::lock_guard lock(pool().mutex);
+    auto& entries = pool().entries;
+    bool keep = true;
+    if (entries.size() >= kPoolCapacity) {
+      auto oldest = std::find_if(entries.begin(), entries.end(),
+                                 [](const PoolEntry& entry) { return !entry.reserved; });
+      keep = oldest != entries.end();
+      if (keep) {
+        evicted = std::move(oldest->set);
+        entries.erase(oldest);
+      }
+    }
+    if (keep) {
+      entries.push_back({std::move(set), false});
+    } else {
+      evicted = std::move(set);
+    }
+  }
+  // Freed outside the lock: MPI_Comm_free may take a while.
+  static_cast<void>(free_set(evicted));
+  return true;
+}
 
 // inbox[l] and bulk[l] for every local index l any process uses, made by
 // the call that made the communicator's own MPI communicator, on the same
@@ -30,7 +134,7 @@ std::atomic<int> next_comm_id{0};
 // split tests hung in one run of a few. Repeating the first call keeps each
 // leader's calls in one rank, and every creation starts only after a
 // collective on the parent that all its processes have entered (the split's
-// MPI_Allgatherv, the dup's MPI_Barrier, ...), so the lowest creation under
+// exchange of colors, agree_over's for dup and merge, ...), so the lowest creation under
 // way anywhere always has all its processes in it and completes.
 int make_channels(CommShared& shared, const ChannelSource& source) {
   const auto channels = static_cast<std::size_t>(shared.map.max_per_process());
@@ -55,8 +159,9 @@ int make_channels(CommShared& shared, const ChannelSource& source) {
 }
 
 // The MPI_COMM_WORLD ranks of the processes, and a name for the
-// communicator that every process agrees on (for EP_INSPECT dumps).
-int identify(CommShared& shared) {
+// communicator that every process agrees on (for EP_INSPECT dumps and the
+// pool): `agreed_name` when the processes agreed on it already.
+int identify(CommShared& shared, const std::int64_t* agreed_name) {
   MPI_Group group = MPI_GROUP_NULL;
   MPI_Group world = MPI_GROUP_NULL;
   int rc = MPI_Comm_group(shared.mpi_comm, &group);
@@ -72,8 +177,15 @@ int identify(CommShared& shared) {
     if (*g != MPI_GROUP_NULL) keep_first_error(&rc, MPI_Group_free(g));
   }
   if (rc != MPI_SUCCESS) return rc;
+  if (agreed_name && *agreed_name >= 0) {
+    shared.global_id = fmt::format("w{}c{}", *agreed_name >> 32,
+                                   static_cast<std::int32_t>(*agreed_name & 0xffffffff));
+    return MPI_SUCCESS;
+  }
   int name[2] = {shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)], shared.id};
-  rc = MPI_Bcast(name, 2, MPI_INT, 0, shared.mpi_comm);
+  // Completed with back-off (coll/mpi_step.hpp), as every exchange here.
+  MPI_Request request = MPI_REQUEST_NULL;
+  rc = complete(MPI_Ibcast(name, 2, MPI_INT, 0, shared.mpi_comm, &request), &request);
   shared.global_id = fmt::format("w{}c{}", name[0], name[1]);
   return rc;
 }
@@ -102,8 +214,20 @@ int adopt(CommShared& shared, MPI_Comm mpi_comm, int* mpi_tag_ub, std::string* w
 // build_comm without the EP_INSPECT dump, which build_inter makes once its
 // tables are in place.
 int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
-               std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
+               std::vector<std::int64_t> identities, CommShared** out, std::string* why,
+               Agreed* agreed) {
+  std::optional<PooledSet> pooled;
+  if (agreed && agreed->pooled) {
+    pooled = std::move(agreed->pooled);
+    agreed->pooled.reset();
+    mpi_comm = pooled->mpi_comm;
+  }
   auto shared = std::make_unique<CommShared>();
+  if (pooled) {
+    // From here on the set is the communicator's: released with it.
+    shared->inbox = std::move(pooled->inbox);
+    shared->bulk = std::move(pooled->bulk);
+  }
   shared->map = std::move(map);
   shared->identities = std::move(identities);
   int tag_ub = 0;
@@ -123,7 +247,14 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
   }
   shared->tags = *layout;
   shared->user_tag_ub = layout->user_tag_ub();
-  rc = make_channels(*shared, channels);
+  if (pooled) {
+    // choose_pooled checked the channel count; a mismatch would misroute.
+    const auto wanted = static_cast<std::size_t>(shared->map.max_per_process());
+    rc = shared->inbox.size() == wanted && shared->bulk.size() == wanted ? MPI_SUCCESS
+                                                                         : MPI_ERR_INTERN;
+  } else {
+    rc = make_channels(*shared, channels);
+  }
   if (rc != MPI_SUCCESS) {
     *why = rc == MPI_ERR_INTERN ? "a channel ranks the processes unlike the communicator"
            : channels.group == MPI_GROUP_NULL ? "MPI_Comm_dup of a channel failed"
@@ -132,8 +263,8 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
     return rc;
   }
 
-  shared->id = next_comm_id.fetch_add(1);
-  rc = identify(*shared);
+  shared->id = agreed ? agreed->id : draw_comm_ids();
+  rc = identify(*shared, agreed ? &agreed->name : nullptr);
   if (rc != MPI_SUCCESS) {
     *why =
         fmt::format("naming the communicator across processes failed ({})", mpi_error_string(rc));
@@ -157,16 +288,139 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
 
 }  // namespace
 
+int draw_comm_ids(int count) { return next_comm_id.fetch_add(count); }
+
+std::int64_t pool_key(const std::vector<int>& world_ranks, int channels) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  mix(static_cast<std::uint64_t>(channels));
+  for (int w : world_ranks) mix(static_cast<std::uint64_t>(w));
+  return static_cast<std::int64_t>(h >> 1);
+}
+
+PoolOffer reserve_offer() {
+  PoolOffer offer;
+  offer.fill(-1);
+  std::lock_guard lock(pool().mutex);
+  auto& entries = pool().entries;
+  std::size_t n = 0;
+  // Newest first: the communicator just freed is the likeliest to come back.
+  for (auto it = entries.rbegin(); it != entries.rend() && n < kPoolOffers; ++it) {
+    if (it->reserved) continue;
+    it->reserved = true;
+    offer[2 * n] = it->set.name;
+    offer[2 * n + 1] = pool_key(it->set.world_ranks, static_cast<int>(it->set.inbox.size()));
+    ++n;
+  }
+  return offer;
+}
+
+std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers,
+                           const std::vector<std::size_t>& lengths, std::int64_t key,
+                           const std::vector<std::int64_t>& exclude) {
+  if (offers.empty()) return -1;
+  const auto holds = [key](const std::int64_t* offer, std::size_t length, std::int64_t name) {
+    for (std::size_t i = 0; i < length; ++i) {
+      if (offer[2 * i] == name && offer[2 * i + 1] == key) return true;
+    }
+    return false;
+  };
+  std::int64_t best = -1;
+  for (std::size_t i = 0; i < lengths.front(); ++i) {
+    const std::int64_t name = offers.front()[2 * i];
+    if (name < 0 || offers.front()[2 * i + 1] != key) continue;
+    if (best >= 0 && name >= best) continue;
+    if (std::find(exclude.begin(), exclude.end(), name) != exclude.end()) continue;
+    bool everywhere = true;
+    for (std::size_t p = 1; p < offers.size() && everywhere; ++p) {
+      everywhere = holds(offers[p], lengths[p], name);
+    }
+    if (everywhere) best = name;
+  }
+  return best;
+}
+
+std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::int64_t key,
+                           const std::vector<std::int64_t>& exclude) {
+  return choose_pooled(offers, std::vector<std::size_t>(offers.size(), kPoolOffers), key, exclude);
+}
+
+std::optional<PooledSet> take_pooled(std::int64_t name, const std::vector<int>& world_ranks,
+                                     int channels) {
+  std::lock_guard lock(pool().mutex);
+  auto& entries = pool().entries;
+  for (auto it = entries.begin(); it != entries.end(); ++it) {
+    if (it->set.name != name || !it->reserved) continue;
+    if (it->set.world_ranks != world_ranks ||
+        it->set.inbox.size() != static_cast<std::size_t>(channels)) {
+      return std::nullopt;
+    }
+    PooledSet taken = std::move(it->set);
+    entries.erase(it);
+    return taken;
+  }
+  return std::nullopt;
+}
+
+void release_offer(const PoolOffer& offer) {
+  std::lock_guard lock(pool().mutex);
+  for (int i = 0; i < kPoolOffers; ++i) {
+    for (PoolEntry& entry : pool().entries) {
+      if (entry.set.name == offer[2 * static_cast<std::size_t>(i)]) entry.reserved = false;
+    }
+  }
+}
+
+int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int channels,
+               const std::vector<std::int64_t>& extra, std::vector<std::int64_t>* gathered_extra,
+               Agreed* agreed) {
+  const PoolOffer offer = reserve_offer();
+  agreed->id = draw_comm_ids();
+  std::vector<std::int64_t> mine{agreed->id};
+  mine.insert(mine.end(), offer.begin(), offer.end());
+  mine.insert(mine.end(), extra.begin(), extra.end());
+  const auto block = mine.size();
+  std::vector<std::int64_t> all(block * world_ranks.size());
+  // Completed with back-off (coll/mpi_step.hpp): a blocking MPI_Allgather
+  // spins inside MPI and keeps the core from the process's other endpoints.
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = complete(MPI_Iallgather(mine.data(), static_cast<int>(block), MPI_INT64_T, all.data(),
+                                   static_cast<int>(block), MPI_INT64_T, comm, &request),
+                    &request);
+  if (rc == MPI_SUCCESS) {
+    std::vector<const std::int64_t*> offers;
+    gathered_extra->clear();
+    for (std::size_t p = 0; p < world_ranks.size(); ++p) {
+      offers.push_back(all.data() + p * block + 1);
+      gathered_extra->insert(
+          gathered_extra->end(),
+          all.begin() + static_cast<std::ptrdiff_t>(p * block + 1 + offer.size()),
+          all.begin() + static_cast<std::ptrdiff_t>((p + 1) * block));
+    }
+    agreed->name = pool_name(world_ranks.front(), static_cast<int>(all[0]));
+    const std::int64_t chosen = choose_pooled(offers, pool_key(world_ranks, channels), {});
+    if (chosen >= 0) {
+      agreed->pooled = take_pooled(chosen, world_ranks, channels);
+      if (!agreed->pooled) rc = MPI_ERR_INTERN;
+    }
+  }
+  release_offer(offer);
+  return rc;
+}
+
 int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
-               std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
-  const int rc = build_part(mpi_comm, channels, std::move(map), std::move(identities), out, why);
+               std::vector<std::int64_t> identities, CommShared** out, std::string* why,
+               Agreed* agreed) {
+  const int rc =
+      build_part(mpi_comm, channels, std::move(map), std::move(identities), out, why, agreed);
   if (rc == MPI_SUCCESS) dump_if_requested(**out);
   return rc;
 }
 
 int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayout& layout,
-                std::vector<std::int64_t> identities, CommShared** out, std::string* why) {
-  const int rc = build_part(carrier, channels, layout.map, std::move(identities), out, why);
+                std::vector<std::int64_t> identities, CommShared** out, std::string* why,
+                Agreed* agreed) {
+  const int rc = build_part(carrier, channels, layout.map, std::move(identities), out, why, agreed);
   if (rc != MPI_SUCCESS) return rc;
   CommShared& shared = **out;
   shared.inter = true;
@@ -185,7 +439,17 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
 int release_shared(CommShared* shared) {
   int rc = MPI_SUCCESS;
   const auto keep_first = [&rc](int call_rc) { keep_first_error(&rc, call_rc); };
-  for (auto& endpoint : shared->endpoints) keep_first(discard_unexpected(endpoint.get()));
+  bool pending = false;
+  for (auto& endpoint : shared->endpoints) {
+    keep_first(discard_unexpected(endpoint.get()));
+    // A receive still posted in MPI (p2p/transport_mpi.hpp) would take a
+    // message of the next communicator to use the channels.
+    pending = pending || !endpoint->inbox_receives.empty();
+  }
+  if (rc == MPI_SUCCESS && !pending && give_back(*shared)) {
+    delete shared;
+    return rc;
+  }
   for (MPI_Comm& c : shared->inbox) {
     if (c != MPI_COMM_NULL) keep_first(MPI_Comm_free(&c));
   }

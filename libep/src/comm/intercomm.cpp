@@ -13,6 +13,7 @@
 // A process may host endpoints of both groups: its two teams then meet in a
 // process-wide registry so that only one of them makes the carrier (an MPI
 // process must take part once), and both pick their endpoints from it.
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "base/backoff.hpp"
+#include "coll/mpi_step.hpp"
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
@@ -39,38 +41,62 @@ namespace {
 
 // A group as the other side needs to know it: by rank, the world rank of the
 // hosting process and the endpoint's identity.
+// With them, each of its processes' world rank and pool offer
+// (comm/build.hpp), so that all processes of both groups can agree on a
+// pooled set for the carrier without another exchange.
 struct GroupInfo {
   int rc = MPI_SUCCESS;  // nonzero: the group failed before it could describe itself
   std::vector<std::int64_t> hosts;
   std::vector<std::int64_t> identities;
+  std::vector<std::int64_t> processes;  // world ranks, in the group's MPI order
+  std::vector<std::int64_t> offers;     // one PoolOffer per process, in that order
 
   std::vector<std::int64_t> flatten() const {
-    std::vector<std::int64_t> flat{rc, static_cast<std::int64_t>(hosts.size())};
+    std::vector<std::int64_t> flat{rc, static_cast<std::int64_t>(hosts.size()),
+                                   static_cast<std::int64_t>(processes.size())};
     flat.insert(flat.end(), hosts.begin(), hosts.end());
     flat.insert(flat.end(), identities.begin(), identities.end());
+    flat.insert(flat.end(), processes.begin(), processes.end());
+    flat.insert(flat.end(), offers.begin(), offers.end());
     return flat;
   }
   static GroupInfo unflatten(const std::vector<std::int64_t>& flat) {
     GroupInfo g;
     g.rc = static_cast<int>(flat[0]);
     const auto n = static_cast<std::ptrdiff_t>(flat[1]);
-    g.hosts.assign(flat.begin() + 2, flat.begin() + 2 + n);
-    g.identities.assign(flat.begin() + 2 + n, flat.begin() + 2 + 2 * n);
+    const auto p = static_cast<std::ptrdiff_t>(flat[2]);
+    const auto o = static_cast<std::ptrdiff_t>(std::tuple_size_v<detail::PoolOffer>);
+    if (static_cast<std::ptrdiff_t>(flat.size()) < 3 + 2 * n + p + p * o) {
+      g.rc = MPI_ERR_COUNT;
+      return g;
+    }
+    auto at = flat.begin() + 3;
+    g.hosts.assign(at, at + n);
+    g.identities.assign(at + n, at + 2 * n);
+    g.processes.assign(at + 2 * n, at + 2 * n + p);
+    g.offers.assign(at + 2 * n + p, at + 2 * n + p + p * o);
     return g;
   }
 };
 
 // Step 1, run by the leader of each process of the group: the group's
 // processes by MPI_COMM_WORLD rank (build.cpp found them when the
-// communicator was made) and its endpoints' identities.
-int describe_group(const CommShared& shared, GroupInfo* info) {
+// communicator was made), its endpoints' identities, and what each process
+// offers of its pool (gathered over the group, completed with back-off).
+int describe_group(const CommShared& shared, const detail::PoolOffer& offer, GroupInfo* info) {
   info->hosts.clear();
   for (int r = 0; r < shared.map.size(); ++r) {
     const auto process = static_cast<std::size_t>(shared.map.at(r).mpi_rank);
     info->hosts.push_back(shared.world_ranks[process]);
   }
   info->identities = shared.identities;
-  return MPI_SUCCESS;
+  info->processes.assign(shared.world_ranks.begin(), shared.world_ranks.end());
+  info->offers.assign(offer.size() * static_cast<std::size_t>(shared.mpi_size), -1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  return detail::complete(
+      MPI_Iallgather(offer.data(), static_cast<int>(offer.size()), MPI_INT64_T, info->offers.data(),
+                     static_cast<int>(offer.size()), MPI_INT64_T, shared.mpi_comm, &request),
+      &request);
 }
 
 // Step 2, run by the local leader endpoint on its endpoint of peer_comm.
@@ -120,11 +146,16 @@ std::string exchange_failure(int rc) {
 int broadcast_group(const CommShared& shared, int root_process, GroupInfo* info) {
   std::vector<std::int64_t> flat = info->flatten();
   std::int64_t length = static_cast<std::int64_t>(flat.size());
-  int rc = MPI_Bcast(&length, 1, MPI_INT64_T, root_process, shared.mpi_comm);
+  // Completed with back-off (coll/mpi_step.hpp): a blocking MPI_Bcast spins
+  // inside MPI and keeps the core from the process's other endpoints.
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = detail::complete(
+      MPI_Ibcast(&length, 1, MPI_INT64_T, root_process, shared.mpi_comm, &request), &request);
   flat.resize(static_cast<std::size_t>(length));
   if (rc == MPI_SUCCESS) {
-    rc = MPI_Bcast(flat.data(), static_cast<int>(length), MPI_INT64_T, root_process,
-                   shared.mpi_comm);
+    rc = detail::complete(MPI_Ibcast(flat.data(), static_cast<int>(length), MPI_INT64_T,
+                                     root_process, shared.mpi_comm, &request),
+                          &request);
   }
   if (rc == MPI_SUCCESS) *info = GroupInfo::unflatten(flat);
   return rc;
@@ -176,18 +207,21 @@ int carrier_group(const detail::InterLayout& layout, MPI_Group* members) {
 
 // The carrier and its channels, all made by MPI_Comm_create_group over
 // MPI_COMM_WORLD with one tag (make_channels in build.cpp says why).
+// Or takes over the pooled set `agreed` holds.
 int make_intercomm(const detail::InterLayout& layout, int tag,
-                   const std::vector<std::int64_t>& identities, CommShared** made,
-                   std::string* why) {
+                   const std::vector<std::int64_t>& identities, detail::Agreed& agreed,
+                   CommShared** made, std::string* why) {
   MPI_Group members = MPI_GROUP_NULL;
   MPI_Comm carrier = MPI_COMM_NULL;
   int rc = carrier_group(layout, &members);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, &carrier);
+  if (rc == MPI_SUCCESS && !agreed.pooled) {
+    rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, &carrier);
+  }
   if (rc != MPI_SUCCESS) {
     *why = "MPI_Comm_create_group failed";
   } else {
-    rc =
-        detail::build_inter(carrier, {MPI_COMM_WORLD, members, tag}, layout, identities, made, why);
+    rc = detail::build_inter(carrier, {MPI_COMM_WORLD, members, tag}, layout, identities, made, why,
+                             &agreed);
   }
   if (members != MPI_GROUP_NULL) {
     const int free_rc = MPI_Group_free(&members);
@@ -203,8 +237,8 @@ int make_intercomm(const detail::InterLayout& layout, int tag,
 // the communicator; a second team (the process hosts both groups) waits for
 // it. Returns the communicator or the error.
 CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& layout,
-                             const std::vector<std::int64_t>& identities, int my_world_rank,
-                             detail::Outcome& outcome) {
+                             const std::vector<std::int64_t>& identities, std::int64_t pooled,
+                             int my_world_rank, detail::Outcome& outcome) {
   std::unique_lock lock(registry_mutex);
   auto [it, first] = registry.try_emplace(key);
   Pending& pending = it->second;
@@ -222,7 +256,20 @@ CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& l
     lock.unlock();
     CommShared* made = nullptr;
     std::string why;
-    const int rc = make_intercomm(layout, carrier_tag(key), identities, &made, &why);
+    // The carrier's name is agreed on over it (no process-wide id exchanged).
+    detail::Agreed agreed{detail::draw_comm_ids(), -1, std::nullopt};
+    int rc = MPI_SUCCESS;
+    if (pooled >= 0) {
+      std::vector<int> worlds(layout.processes.begin(), layout.processes.end());
+      agreed.pooled = detail::take_pooled(pooled, worlds, layout.map.max_per_process());
+      if (!agreed.pooled) {
+        rc = MPI_ERR_INTERN;
+        why = "the pooled MPI communicators the processes agreed on are not there";
+      }
+    }
+    if (rc == MPI_SUCCESS) {
+      rc = make_intercomm(layout, carrier_tag(key), identities, agreed, &made, &why);
+    }
     lock.lock();
     pending.rc = rc;
     pending.why = why;
@@ -237,6 +284,35 @@ CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& l
   CommShared* shared = pending.shared;
   if (++pending.teams_taken == pending.teams_expected) registry.erase(it);
   return shared;
+}
+
+// The pooled set every process of both groups offered for the carrier, or
+// -1. A process that hosts both groups offered twice, once per team, each
+// from its own reservation: either will do, since both teams wait in
+// obtain_intercomm until the team that makes the carrier has taken the set,
+// and only then return their reservations. Every process computes the same.
+std::int64_t choose_carrier_set(const GroupInfo& first, const GroupInfo& second,
+                                const detail::InterLayout& layout) {
+  constexpr std::size_t o = std::tuple_size_v<detail::PoolOffer>;
+  std::map<std::int64_t, std::vector<std::int64_t>> by_world;  // (name, key) pairs
+  for (const GroupInfo* g : {&first, &second}) {
+    for (std::size_t p = 0; p < g->processes.size(); ++p) {
+      auto& offer = by_world[g->processes[p]];
+      offer.insert(offer.end(), g->offers.begin() + static_cast<std::ptrdiff_t>(p * o),
+                   g->offers.begin() + static_cast<std::ptrdiff_t>((p + 1) * o));
+    }
+  }
+  std::vector<const std::int64_t*> offers;
+  std::vector<std::size_t> lengths;
+  for (int w : layout.processes) {
+    auto it = by_world.find(w);
+    if (it == by_world.end()) return -1;
+    offers.push_back(it->second.data());
+    lengths.push_back(it->second.size() / 2);
+  }
+  const std::vector<int> worlds(layout.processes.begin(), layout.processes.end());
+  return detail::choose_pooled(offers, lengths,
+                               detail::pool_key(worlds, layout.map.max_per_process()), {});
 }
 
 struct CreateArrival {
@@ -265,9 +341,11 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
 
   // Step 1.
   GroupInfo mine;
+  detail::PoolOffer offer;
   team.sync();
   if (e->local == 0) {
-    mine.rc = describe_group(shared, &mine);
+    offer = detail::reserve_offer();
+    mine.rc = describe_group(shared, offer, &mine);
     team.slot(0) = &mine;
   }
   team.sync();
@@ -334,7 +412,8 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
       const int occurrence =
           shared.intercomms_made[{first.identities.front(), second.identities.front(), tag}]++;
       const PendingKey key{first.identities.front(), second.identities.front(), tag, occurrence};
-      CommShared* made = obtain_intercomm(key, layout, identities, world_rank, outcome);
+      CommShared* made = obtain_intercomm(
+          key, layout, identities, choose_carrier_set(first, second, layout), world_rank, outcome);
       if (outcome.rc == MPI_SUCCESS) {
         const int my_group = ours_first ? 0 : 1;
         for (int l = 0; l < team.size(); ++l) {
@@ -345,6 +424,7 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
         }
       }
     }
+    detail::release_offer(offer);
     team.slot(0) = &outcome;
   }
   team.sync();
@@ -383,8 +463,13 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       const Arrival& a = team.peer<Arrival>(l);
       highs[a.group] = a.high;
     }
-    std::vector<int> all(2 * static_cast<std::size_t>(shared.mpi_size));
-    outcome.rc = MPI_Allgather(highs, 2, MPI_INT, all.data(), 2, MPI_INT, shared.mpi_comm);
+    // The merged communicator has the carrier's processes in its order (only
+    // the ranks move): the exchange also agrees on a pooled set for it.
+    std::vector<std::int64_t> all;
+    detail::Agreed agreed;
+    outcome.rc =
+        detail::agree_over(shared.mpi_comm, shared.world_ranks, shared.map.max_per_process(),
+                           {highs[0], highs[1]}, &all, &agreed);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Allgather of the groups' high flags failed";
       return;
@@ -392,7 +477,7 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
     for (std::size_t p = 0; p < all.size(); p += 2) {
       for (int g = 0; g < 2; ++g) {
         if (all[p + static_cast<std::size_t>(g)] >= 0)
-          highs[g] = all[p + static_cast<std::size_t>(g)];
+          highs[g] = static_cast<int>(all[p + static_cast<std::size_t>(g)]);
       }
     }
     // Low group first; with equal flags MPI leaves the order to us: the
@@ -405,14 +490,14 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       identities[static_cast<std::size_t>(new_rank_of[u])] = shared.identities[u];
     }
     MPI_Comm mpi = MPI_COMM_NULL;
-    outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (!agreed.pooled) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_dup failed";
       return;
     }
     CommShared* made = nullptr;
-    outcome.rc =
-        detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made, &outcome.why);
+    outcome.rc = detail::build_comm(mpi, {shared.mpi_comm}, map, std::move(identities), &made,
+                                    &outcome.why, &agreed);
     if (outcome.rc != MPI_SUCCESS) return;
     for (int l = 0; l < team.size(); ++l) {
       const int u = shared.map.rank_of(shared.mpi_rank, l);

@@ -6,9 +6,12 @@
 // own handle. MPI constructors on different processes match because every
 // leader makes the same calls in the same order.
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "coll/mpi_step.hpp"
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
@@ -30,32 +33,92 @@ struct SplitArrival {
   detail::SplitArgs args;
 };
 
-// Every process learns every endpoint's (color, key), indexed by old rank.
+// What each process tells the others: the first of the ids it drew for the
+// communicators it may build (one per local endpoint at most), its pool
+// offer (comm/build.hpp), then each of its endpoints' (color, key).
+constexpr std::size_t kHeader = 1 + std::tuple_size_v<detail::PoolOffer>;
+
+struct Gathered {
+  std::vector<detail::SplitArgs> by_rank;   // indexed by old rank
+  std::vector<int> first_id;                // by process
+  std::vector<const std::int64_t*> offers;  // by process, into `flat`
+  std::vector<std::int64_t> flat;
+};
+
 int gather_split_args(const CommShared& shared, const std::vector<detail::SplitArgs>& local,
-                      std::vector<detail::SplitArgs>* by_rank) {
+                      const detail::PoolOffer& offer, int first_id, Gathered* out) {
   const detail::RankMap& map = shared.map;
   std::vector<int> counts(static_cast<std::size_t>(shared.mpi_size));
   std::vector<int> displs(counts.size());
   int total = 0;
   for (int p = 0; p < shared.mpi_size; ++p) {
-    counts[static_cast<std::size_t>(p)] = 2 * map.count_on(p);
+    counts[static_cast<std::size_t>(p)] = static_cast<int>(kHeader) + 2 * map.count_on(p);
     displs[static_cast<std::size_t>(p)] = total;
     total += counts[static_cast<std::size_t>(p)];
   }
-  std::vector<int> flat(static_cast<std::size_t>(total));
-  const int rc =
-      MPI_Allgatherv(local.data(), 2 * static_cast<int>(local.size()), MPI_INT, flat.data(),
-                     counts.data(), displs.data(), MPI_INT, shared.mpi_comm);
+  std::vector<std::int64_t> mine{first_id};
+  mine.insert(mine.end(), offer.begin(), offer.end());
+  for (const detail::SplitArgs& a : local) {
+    mine.push_back(a.color);
+    mine.push_back(a.key);
+  }
+  out->flat.assign(static_cast<std::size_t>(total), 0);
+  // Completed with back-off (coll/mpi_step.hpp): a blocking collective spins
+  // inside MPI and keeps the core from the process's other endpoints.
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int rc = detail::complete(
+      MPI_Iallgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, out->flat.data(),
+                      counts.data(), displs.data(), MPI_INT64_T, shared.mpi_comm, &request),
+      &request);
   if (rc != MPI_SUCCESS) return rc;
-  by_rank->assign(static_cast<std::size_t>(map.size()), {});
+  out->by_rank.assign(static_cast<std::size_t>(map.size()), {});
   for (int p = 0; p < shared.mpi_size; ++p) {
+    const auto at = static_cast<std::size_t>(displs[static_cast<std::size_t>(p)]);
+    out->first_id.push_back(static_cast<int>(out->flat[at]));
+    out->offers.push_back(out->flat.data() + at + 1);
     const auto ranks = map.ranks_on(p);
     for (std::size_t l = 0; l < ranks.size(); ++l) {
-      const std::size_t at = static_cast<std::size_t>(displs[static_cast<std::size_t>(p)]) + 2 * l;
-      (*by_rank)[static_cast<std::size_t>(ranks[l])] = {flat[at], flat[at + 1]};
+      (*out).by_rank[static_cast<std::size_t>(ranks[l])] = {
+          static_cast<int>(out->flat[at + kHeader + 2 * l]),
+          static_cast<int>(out->flat[at + kHeader + 2 * l + 1])};
     }
   }
   return MPI_SUCCESS;
+}
+
+// For every group of the split, in ascending color order, what its
+// processes agree on without a further exchange: the name and ids of its
+// communicator and the pooled set it takes, if all of them offered one.
+// Every process computes the same for the groups it hosts.
+struct GroupPlan {
+  std::int64_t name = 0;
+  int id = 0;                // this process's id for it (when it hosts the group)
+  std::int64_t pooled = -1;  // name of the pooled set, or -1: made afresh
+  std::vector<int> world_ranks;
+};
+
+std::vector<GroupPlan> plan_groups(const CommShared& shared,
+                                   const std::vector<detail::SplitGroup>& groups,
+                                   const Gathered& g) {
+  std::vector<GroupPlan> plans;
+  std::vector<int> used(static_cast<std::size_t>(shared.mpi_size), 0);  // ids taken, by process
+  std::vector<std::int64_t> chosen;
+  for (const detail::SplitGroup& group : groups) {
+    GroupPlan plan;
+    std::vector<const std::int64_t*> offers;
+    for (int p : group.processes) {
+      plan.world_ranks.push_back(shared.world_ranks[static_cast<std::size_t>(p)]);
+      offers.push_back(g.offers[static_cast<std::size_t>(p)]);
+      const int id = g.first_id[static_cast<std::size_t>(p)] + used[static_cast<std::size_t>(p)]++;
+      if (p == group.processes.front()) plan.name = detail::pool_name(plan.world_ranks.front(), id);
+      if (p == shared.mpi_rank) plan.id = id;
+    }
+    plan.pooled = detail::choose_pooled(
+        offers, detail::pool_key(plan.world_ranks, group.map.max_per_process()), chosen);
+    if (plan.pooled >= 0) chosen.push_back(plan.pooled);
+    plans.push_back(std::move(plan));
+  }
+  return plans;
 }
 
 // The processes of one group as an MPI group of the parent's MPI
@@ -85,18 +148,18 @@ bool one_color_per_process(const CommShared& shared, const std::vector<detail::S
   return true;
 }
 
-// Builds the communicator of one group on its MPI communicator and hands
-// this process's members their new endpoints. The group's channels are made
-// with MPI_Comm_create_group on the parent, tagged with the color: see
-// make_channels in build.cpp.
+// Builds the communicator of one group on its MPI communicator (or on the
+// pooled set `agreed` holds) and hands this process's members their new
+// endpoints. The group's channels are made with MPI_Comm_create_group on the
+// parent, tagged with the color: see make_channels in build.cpp.
 void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm mpi,
-                 MPI_Group members, Outcome& outcome) {
+                 MPI_Group members, detail::Agreed& agreed, Outcome& outcome) {
   CommShared* made = nullptr;
   std::vector<std::int64_t> identities;
   for (int m : group.members) identities.push_back(shared.identities[static_cast<std::size_t>(m)]);
   const detail::ChannelSource channels{shared.mpi_comm, members, group.color};
-  outcome.rc =
-      detail::build_comm(mpi, channels, group.map, std::move(identities), &made, &outcome.why);
+  outcome.rc = detail::build_comm(mpi, channels, group.map, std::move(identities), &made,
+                                  &outcome.why, &agreed);
   if (outcome.rc != MPI_SUCCESS) return;
   for (std::size_t new_rank = 0; new_rank < group.members.size(); ++new_rank) {
     const detail::Location old = shared.map.at(group.members[new_rank]);
@@ -109,22 +172,33 @@ void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_
 
 // Makes the MPI communicator of each group this process hosts and builds
 // the groups' communicators, in ascending color order (a total order every
-// process follows). With one color per process a single MPI_Comm_split
-// serves all groups; otherwise each group gets MPI_Comm_create_group over
-// its processes, tagged with its color. Every MPI creation here is made on
-// the parent with tag 0 or the color, so a leader's creations never go down
-// in Open MPI's order of creations (make_channels in build.cpp).
+// process follows). A group whose processes all offered the same pooled set
+// takes it and makes nothing. Otherwise, with one color per process a
+// single MPI_Comm_split serves all groups (made unless every group was
+// pooled: every process knows every group's plan); else each group gets
+// MPI_Comm_create_group over its processes, tagged with its color. Every
+// MPI creation here is made on the parent with tag 0 or the color, so a
+// leader's creations never go down in Open MPI's order of creations
+// (make_channels in build.cpp).
 void split_as_leader(const CommShared& shared, Outcome& outcome) {
   const LocalTeam& team = *shared.team;
   std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
   for (int l = 0; l < team.size(); ++l)
     local[static_cast<std::size_t>(l)] = team.peer<SplitArrival>(l).args;
-  std::vector<detail::SplitArgs> args;
-  outcome.rc = gather_split_args(shared, local, &args);
+  const detail::PoolOffer offer = detail::reserve_offer();
+  // Whatever happens, the sets offered and not taken go back to the pool.
+  struct Release {
+    const detail::PoolOffer& offer;
+    ~Release() { detail::release_offer(offer); }
+  } release{offer};
+  Gathered gathered;
+  outcome.rc =
+      gather_split_args(shared, local, offer, detail::draw_comm_ids(team.size()), &gathered);
   if (outcome.rc != MPI_SUCCESS) {
     outcome.why = "MPI_Allgatherv of colors and keys failed";
     return;
   }
+  const std::vector<detail::SplitArgs>& args = gathered.by_rank;
   // A bad color anywhere fails the split everywhere, with the same reason.
   for (std::size_t r = 0; r < args.size(); ++r) {
     if (args[r].color < 0 && args[r].color != MPI_UNDEFINED) {
@@ -134,28 +208,50 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
       return;
     }
   }
-  const auto groups = detail::split_groups(shared.map, args, MPI_UNDEFINED, shared.mpi_rank);
+  const auto all_groups = detail::split_groups(shared.map, args, MPI_UNDEFINED);
+  const std::vector<GroupPlan> plans = plan_groups(shared, all_groups, gathered);
   const bool one_split = one_color_per_process(shared, args);
+  bool all_pooled = true;
+  for (const GroupPlan& plan : plans) all_pooled = all_pooled && plan.pooled >= 0;
+  const auto hosts = [&](const detail::SplitGroup& group) {
+    return std::binary_search(group.processes.begin(), group.processes.end(), shared.mpi_rank);
+  };
   MPI_Comm split = MPI_COMM_NULL;
-  if (one_split) {
-    const int color = groups.empty() ? MPI_UNDEFINED : groups.front().color;
+  if (one_split && !all_pooled) {
+    int color = MPI_UNDEFINED;
+    for (std::size_t i = 0; i < all_groups.size(); ++i) {
+      if (hosts(all_groups[i]) && plans[i].pooled < 0) color = all_groups[i].color;
+    }
     outcome.rc = MPI_Comm_split(shared.mpi_comm, color, shared.mpi_rank, &split);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_split failed";
       return;
     }
   }
-  for (const detail::SplitGroup& group : groups) {
+  for (std::size_t i = 0; i < all_groups.size(); ++i) {
+    const detail::SplitGroup& group = all_groups[i];
+    if (!hosts(group)) continue;
+    const GroupPlan& plan = plans[i];
+    detail::Agreed agreed{plan.id, plan.name, std::nullopt};
+    if (plan.pooled >= 0) {
+      agreed.pooled =
+          detail::take_pooled(plan.pooled, plan.world_ranks, group.map.max_per_process());
+      if (!agreed.pooled) {
+        outcome.rc = MPI_ERR_INTERN;
+        outcome.why = "the pooled MPI communicators the processes agreed on are not there";
+        return;
+      }
+    }
     MPI_Group members = MPI_GROUP_NULL;
     outcome.rc = group_of(shared, group, &members);
-    MPI_Comm mpi = split;
-    if (outcome.rc == MPI_SUCCESS && !one_split) {
+    MPI_Comm mpi = agreed.pooled ? MPI_COMM_NULL : split;
+    if (outcome.rc == MPI_SUCCESS && !one_split && !agreed.pooled) {
       outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, &mpi);
     }
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = one_split ? "MPI_Comm_group failed" : "MPI_Comm_create_group failed";
     } else {
-      adopt_group(shared, group, mpi, members, outcome);
+      adopt_group(shared, group, mpi, members, agreed, outcome);
     }
     if (members != MPI_GROUP_NULL) {
       const int free_rc = MPI_Group_free(&members);
@@ -226,10 +322,19 @@ int Comm_dup(Comm comm, Comm* newcomm) {
   const int arrival = 0;
   const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, fn, [&](Outcome& outcome) {
     const CommShared& shared = *e->shared;
-    // Creations start once every process is in (make_channels in build.cpp).
-    outcome.rc = MPI_Barrier(shared.mpi_comm);
+    // The same processes in the same order: a pooled set will do when every
+    // process has one; the exchange is also what every process enters before
+    // a creation starts (make_channels in build.cpp).
+    detail::Agreed agreed;
+    std::vector<std::int64_t> nothing;
+    outcome.rc = detail::agree_over(shared.mpi_comm, shared.world_ranks,
+                                    shared.map.max_per_process(), {}, &nothing, &agreed);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Allgather of the processes' pooled communicators failed";
+      return;
+    }
     MPI_Comm mpi = MPI_COMM_NULL;
-    if (outcome.rc == MPI_SUCCESS) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (!agreed.pooled) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
       outcome.why = "MPI_Comm_dup failed";
       return;
@@ -237,9 +342,9 @@ int Comm_dup(Comm comm, Comm* newcomm) {
     CommShared* made = nullptr;
     const detail::ChannelSource channels{shared.mpi_comm};
     outcome.rc = shared.inter ? detail::build_inter(mpi, channels, shared.layout, shared.identities,
-                                                    &made, &outcome.why)
+                                                    &made, &outcome.why, &agreed)
                               : detail::build_comm(mpi, channels, shared.map, shared.identities,
-                                                   &made, &outcome.why);
+                                                   &made, &outcome.why, &agreed);
     if (outcome.rc != MPI_SUCCESS) return;
     for (std::size_t l = 0; l < outcome.by_local.size(); ++l) {
       outcome.by_local[l] = made->endpoints[l].get();
