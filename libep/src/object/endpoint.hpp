@@ -68,8 +68,14 @@ struct Endpoint {
   // so the endpoint's waits test them (p2p/transport_mpi.hpp). Touched only
   // by the thread driving this endpoint.
   std::vector<RequestImpl*> inbox_receives;
+  // Messages of other processes in match.unexpected: only this endpoint's
+  // thread queues and takes them, so it counts them without the lock.
+  int remote_unexpected = 0;
   // Bulk messages this endpoint has sent: the next one's number.
   std::uint32_t bulk_sent = 0;
+  // Inbox buffers of completed requests, for the next ones (p2p/
+  // transport_mpi.cpp). Touched only by the thread driving this endpoint.
+  std::vector<std::unique_ptr<std::byte[]>> spare_wires;
 
   bool is_valid() const { return magic == kMagic; }
 };

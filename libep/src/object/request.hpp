@@ -39,9 +39,10 @@ struct Incoming {
   std::unique_ptr<std::byte[]> data;  // eager
   RequestImpl* sender = nullptr;      // rendezvous
 
-  int source_mpi_rank = -1;  // remote
-  int source_local = -1;     // remote
-  int bulk_number = -1;      // remote: the bulk message's tag on the bulk channel
+  bool from_other_process = false;  // taken off MPI (eager or remote)
+  int source_mpi_rank = -1;         // remote
+  int source_local = -1;            // remote
+  int bulk_number = -1;             // remote: the bulk message's tag on the bulk channel
 };
 
 /// The object behind ep::Request.

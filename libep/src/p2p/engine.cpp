@@ -49,15 +49,27 @@ RequestImpl* take_posted(MatchState& m, int source, int tag) {
 // it names one endpoint of another process and a tag, and no receive posted
 // earlier in libep may take a message it would match, since MPI would hand
 // such a message to `r` first. Called with m.lock held.
-bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
+bool names_remote_envelope(const RequestImpl& r) {
   if (r.tag == MPI_ANY_TAG || r.peer == MPI_ANY_SOURCE) return false;
   const CommShared& shared = *r.endpoint->shared;
-  if (shared.mpi_size == 1 || shared.is_local(shared.peer_to_union(*r.endpoint, r.peer)))
-    return false;
+  return shared.mpi_size > 1 && !shared.is_local(shared.peer_to_union(*r.endpoint, r.peer));
+}
+
+bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
+  if (!names_remote_envelope(r)) return false;
   if (m.posted_count.load(std::memory_order_relaxed) == 0) return true;
   return m.posted.find_first([&r](const RequestImpl& p) {
     return matches(p.peer, p.tag, r.peer, r.tag);
   }) == nullptr;
+}
+
+// Unlinks the first unexpected message of `endpoint` that `pred` accepts.
+// Called by the endpoint's thread with its match lock held.
+template <typename Pred>
+Incoming* take_unexpected(Endpoint* endpoint, Pred&& pred) {
+  Incoming* message = endpoint->match.unexpected.take_first(pred);
+  if (message && message->from_other_process) --endpoint->remote_unexpected;
+  return message;
 }
 
 // Unlinks the receive `r` from the posted queue if it is still there.
@@ -96,7 +108,10 @@ void arrive(Endpoint* endpoint, Incoming* message) {
   MatchState& m = endpoint->match;
   m.lock.lock();
   RequestImpl* r = take_posted(m, message->source, message->tag);
-  if (!r) m.unexpected.push_back(message);
+  if (!r) {
+    m.unexpected.push_back(message);
+    ++endpoint->remote_unexpected;
+  }
   m.lock.unlock();
   if (r) deliver(message, r, /*blocking=*/false);
 }
@@ -150,11 +165,19 @@ int start_recv(RequestImpl* r, bool blocking) {
   }
   r->status = empty_status();
   MatchState& m = endpoint->match;
+  // The common case needs no lock: with no message of another process in the
+  // unexpected queue (only this thread puts them there, and no other message
+  // can match) and no receive posted in libep (only this thread posts), a
+  // receive that names a source in another process and a tag goes to MPI.
+  if (endpoint->remote_unexpected == 0 && m.posted_count.load(std::memory_order_relaxed) == 0 &&
+      names_remote_envelope(*r)) {
+    return mpi_post_receive(r);
+  }
   const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
   // Messages libep already took off MPI arrived before those still inside
   // it, so they are matched first.
   m.lock.lock();
-  Incoming* message = m.unexpected.take_first(pred);
+  Incoming* message = take_unexpected(endpoint, pred);
   const bool in_mpi = !message && may_post_in_mpi(m, *r);
   m.lock.unlock();
   if (in_mpi) return mpi_post_receive(r);
@@ -163,14 +186,11 @@ int start_recv(RequestImpl* r, bool blocking) {
     // must be matched (in order) before it joins the posted queue.
     const int rc = drain_remote(endpoint);
     if (rc != MPI_SUCCESS) return rc;
-    m.lock.lock();
-    message = m.unexpected.take_first(pred);
-    m.lock.unlock();
   }
   if (!message) {
     m.lock.lock();
-    // An intra-process sender may have queued a match meanwhile.
-    message = m.unexpected.take_first(pred);
+    // The drain, or an intra-process sender, may have queued a match.
+    message = take_unexpected(endpoint, pred);
     if (!message) {
       r->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
       m.posted.push_back(r);
@@ -202,7 +222,7 @@ int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) 
   MatchState& m = endpoint->match;
   auto pred = [source, tag](const Incoming& e) { return matches(source, tag, e.source, e.tag); };
   m.lock.lock();
-  Incoming* message = take ? m.unexpected.take_first(pred) : m.unexpected.find_first(pred);
+  Incoming* message = take ? take_unexpected(endpoint, pred) : m.unexpected.find_first(pred);
   m.lock.unlock();
   *found = message;
   return MPI_SUCCESS;

@@ -27,10 +27,29 @@ Word read_word(const std::byte* wire, int index = 0) {
   return word;
 }
 
-// An inbox buffer for the request `r`, kept across its restarts.
+// An inbox buffer for the request `r`, a spare one of its endpoint if there
+// is one: small messages are the common case, and an allocation would cost
+// about as much as MPI's own work on them.
 std::byte* wire_of(RequestImpl* r) {
-  if (!r->wire) r->wire = std::make_unique_for_overwrite<std::byte[]>(kWireBytes);
+  if (r->wire) return r->wire.get();
+  std::vector<std::unique_ptr<std::byte[]>>& spares = r->endpoint->spare_wires;
+  if (spares.empty()) {
+    r->wire = std::make_unique_for_overwrite<std::byte[]>(kWireBytes);
+  } else {
+    r->wire = std::move(spares.back());
+    spares.pop_back();
+  }
   return r->wire.get();
+}
+
+// Gives the inbox buffer of the completed request `r` back to its endpoint,
+// keeping enough for a window of messages in flight.
+void release_wire(RequestImpl* r) {
+  constexpr std::size_t kSpares = 64;
+  if (!r->wire) return;
+  std::vector<std::unique_ptr<std::byte[]>>& spares = r->endpoint->spare_wires;
+  if (spares.size() < kSpares) spares.push_back(std::move(r->wire));
+  r->wire.reset();
 }
 
 // Where the messages to local endpoint `local` of `to` go.
@@ -51,6 +70,7 @@ void leave_inbox(RequestImpl* r) {
 
 void complete(RequestImpl* r) {
   leave_inbox(r);
+  release_wire(r);
   r->mpi = MPI_REQUEST_NULL;
   r->phase = RequestImpl::Phase::none;
   r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
@@ -185,6 +205,7 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
 
   const Envelope envelope = shared.tags.decode(status.MPI_TAG);
   auto* message = new Incoming;
+  message->from_other_process = true;
   message->source =
       shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
   message->tag = envelope.tag;
