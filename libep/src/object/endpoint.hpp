@@ -76,6 +76,17 @@ struct Endpoint {
   // Inbox buffers of completed requests, for the next ones (p2p/
   // transport_mpi.cpp). Touched only by the thread driving this endpoint.
   std::vector<std::unique_ptr<std::byte[]>> spare_wires;
+  // Storage of freed requests, destroyed, for the next non-blocking
+  // operations (p2p/api_common.hpp). Touched only by the thread driving
+  // this endpoint.
+  std::vector<RequestImpl*> spare_requests;
+
+  Endpoint() = default;
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+  ~Endpoint() {
+    for (RequestImpl* r : spare_requests) ::operator delete(r);
+  }
 
   bool is_valid() const { return magic == kMagic; }
 };

@@ -1,5 +1,7 @@
 #include "p2p/api_common.hpp"
 
+#include <new>
+
 #include "object/error.hpp"
 #include "p2p/engine.hpp"
 
@@ -29,6 +31,26 @@ int start_request(RequestImpl* r, bool blocking, const char* function) {
   return check_mpi(rc, r->endpoint, function, "MPI_Improbe");
 }
 
+RequestImpl* new_request(Endpoint* endpoint) {
+  std::vector<RequestImpl*>& spares = endpoint->spare_requests;
+  if (spares.empty()) return new RequestImpl;
+  RequestImpl* storage = spares.back();
+  spares.pop_back();
+  return new (storage) RequestImpl;
+}
+
+void free_request(RequestImpl* r) {
+  // Enough for a window of messages in flight; beyond, back to the heap.
+  constexpr std::size_t kSpares = 64;
+  Endpoint* endpoint = r->endpoint;
+  if (!endpoint || endpoint->spare_requests.size() >= kSpares) {
+    delete r;
+    return;
+  }
+  r->~RequestImpl();
+  endpoint->spare_requests.push_back(r);
+}
+
 int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
   RequestImpl* r = *handle;
   if (status) *status = r->status;
@@ -39,7 +61,7 @@ int finish_request(Request* handle, Status* status, const char* function, bool r
   if (r->persistent) {
     r->state.store(RequestImpl::State::inactive, std::memory_order_relaxed);
   } else {
-    delete r;
+    free_request(r);
     *handle = REQUEST_NULL;
   }
   if (error == MPI_SUCCESS || !raise_error) return error;

@@ -17,6 +17,13 @@ void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const M
 /// raising an MPI failure. Returns an MPI error code.
 int start_request(RequestImpl* r, bool blocking, const char* function);
 
+/// A fresh request for a non-blocking operation of `endpoint`, in the
+/// storage of one it freed earlier when there is one.
+RequestImpl* new_request(Endpoint* endpoint);
+/// Frees the request `r`, made by new_request or by new: its storage goes to
+/// its endpoint for the next one. By the endpoint's thread only.
+void free_request(RequestImpl* r);
+
 /// Ends a completed request: copies its status out, frees it (non-persistent:
 /// *handle becomes REQUEST_NULL) or makes it inactive (persistent). Returns
 /// the request's error code, raising it through the endpoint's handler

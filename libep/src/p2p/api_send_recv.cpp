@@ -35,13 +35,13 @@ int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, in
   if (rc != MPI_SUCCESS) return rc;
   if (!request)
     return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
-  auto* r = new RequestImpl;
+  auto* r = detail::new_request(args.endpoint);
   detail::fill_request(r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
   r->persistent = persistent;
   if (!persistent) {
     rc = detail::start_request(r, /*blocking=*/false, function);
     if (rc != MPI_SUCCESS) {
-      delete r;
+      detail::free_request(r);
       return rc;
     }
   }
@@ -56,14 +56,14 @@ int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int ta
   if (rc != MPI_SUCCESS) return rc;
   if (!request)
     return detail::raise(args.endpoint, MPI_ERR_REQUEST, function, "request is a null pointer");
-  auto* r = new RequestImpl;
+  auto* r = detail::new_request(args.endpoint);
   detail::fill_request(r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count, type,
                        source, tag);
   r->persistent = persistent;
   if (!persistent) {
     rc = detail::start_request(r, /*blocking=*/false, function);
     if (rc != MPI_SUCCESS) {
-      delete r;
+      detail::free_request(r);
       return rc;
     }
   }

@@ -72,6 +72,13 @@ Incoming* take_unexpected(Endpoint* endpoint, Pred&& pred) {
   return message;
 }
 
+// Appends the receive `r` to the posted queue. Called with m.lock held.
+void post(MatchState& m, RequestImpl* r) {
+  r->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
+  m.posted.push_back(r);
+  m.posted_count.fetch_add(1, std::memory_order_relaxed);
+}
+
 // Unlinks the receive `r` from the posted queue if it is still there.
 bool unpost(RequestImpl* r) {
   MatchState& m = r->endpoint->match;
@@ -176,29 +183,28 @@ int start_recv(RequestImpl* r, bool blocking) {
   const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
   // Messages libep already took off MPI arrived before those still inside
   // it, so they are matched first.
+  const bool remote = may_match_remote(endpoint, r->peer);
   m.lock.lock();
   Incoming* message = take_unexpected(endpoint, pred);
+  if (!message && !remote) {
+    post(m, r);
+    m.lock.unlock();
+    return MPI_SUCCESS;
+  }
   const bool in_mpi = !message && may_post_in_mpi(m, *r);
   m.lock.unlock();
   if (in_mpi) return mpi_post_receive(r);
-  if (!message && may_match_remote(endpoint, r->peer)) {
+  if (!message) {
     // Messages still in MPI arrived before this receive was posted, so they
     // must be matched (in order) before it joins the posted queue.
     const int rc = drain_remote(endpoint);
     if (rc != MPI_SUCCESS) return rc;
-  }
-  if (!message) {
     m.lock.lock();
     // The drain, or an intra-process sender, may have queued a match.
     message = take_unexpected(endpoint, pred);
-    if (!message) {
-      r->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
-      m.posted.push_back(r);
-      m.posted_count.fetch_add(1, std::memory_order_relaxed);
-      m.lock.unlock();
-      return MPI_SUCCESS;
-    }
+    if (!message) post(m, r);
     m.lock.unlock();
+    if (!message) return MPI_SUCCESS;
   }
   deliver(message, r, blocking);
   return MPI_SUCCESS;
