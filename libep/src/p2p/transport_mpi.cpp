@@ -52,7 +52,7 @@ void release_wire(RequestImpl* r) {
   r->wire.reset();
 }
 
-// Where the messages to local endpoint `local` of `to` go.
+// The channels of the messages to local endpoint `local` of a process.
 MPI_Comm inbox_of(const CommShared& shared, int local) {
   return shared.inbox[static_cast<std::size_t>(local)];
 }
@@ -83,8 +83,8 @@ void fail(RequestImpl* r, int rc) {
 
 // A bulk message longer than the receive buffer is received whole into
 // scratch memory and only what fits is copied: Open MPI 4.1.4 writes past the
-// end of the buffer of a truncated receive beyond its eager size (research
-// note in docs/design.md), and MPI promises nothing about the buffer's tail.
+// end of the buffer of a truncated receive beyond its eager size (the MPI
+// defects in docs/design.md), and MPI promises nothing about the buffer's tail.
 int receive_truncated(MPI_Message* message, std::int64_t bytes, RequestImpl* r) {
   std::vector<std::byte> scratch(static_cast<std::size_t>(bytes));
   const int rc =
