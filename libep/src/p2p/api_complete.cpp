@@ -16,6 +16,19 @@ namespace {
 // A request that the completion functions skip: null or inactive persistent.
 bool is_idle(Request r) { return r == REQUEST_NULL || !r->is_active(); }
 
+// Moves on the other operations of the endpoints of `requests` (engine.hpp
+// says why), each endpoint once.
+void progress_owners(int count, const Request requests[]) {
+  detail::Endpoint* last = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (is_idle(requests[i])) continue;
+    detail::Endpoint* endpoint = requests[i]->endpoint;
+    if (!endpoint || endpoint == last) continue;
+    detail::progress(endpoint);
+    last = endpoint;
+  }
+}
+
 int check_handles(int count, Request requests[], const char* function) {
   if (count < 0) return detail::raise(nullptr, MPI_ERR_COUNT, function, "negative count {}", count);
   if (count > 0 && !requests) {
@@ -134,6 +147,7 @@ int Test(Request* request, int* flag, Status* status) {
     set_empty(status);
     return MPI_SUCCESS;
   }
+  progress_owners(1, request);
   *flag = detail::test_request(*request);
   if (!*flag) return MPI_SUCCESS;
   return detail::finish_request(request, status, fn);
@@ -158,6 +172,7 @@ int Testall(int count, Request requests[], int* flag, Status statuses[]) {
   int rc = check_handles(count, requests, fn);
   if (rc != MPI_SUCCESS) return rc;
   if (!flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "flag is a null pointer");
+  progress_owners(count, requests);
   // MPI completes none of them unless all have completed.
   for (int i = 0; i < count; ++i) {
     if (!is_idle(requests[i]) && !detail::test_request(requests[i])) {
@@ -180,6 +195,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
       if (!is_idle(requests[i]) && !detail::test_request(requests[i])) all = false;
     }
     if (all) break;
+    progress_owners(count, requests);
     backoff.pause();
   }
   return finish_all(count, requests, statuses, fn);
@@ -190,6 +206,7 @@ int Testany(int count, Request requests[], int* index, int* flag, Status* status
   int rc = check_handles(count, requests, fn);
   if (rc != MPI_SUCCESS) return rc;
   if (!index || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
+  progress_owners(count, requests);
   return test_any(count, requests, index, flag, status, fn);
 }
 
@@ -203,6 +220,7 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
     int flag = 0;
     rc = test_any(count, requests, index, &flag, status, fn);
     if (rc != MPI_SUCCESS || flag) return rc;
+    progress_owners(count, requests);
     backoff.pause();
   }
 }
@@ -211,6 +229,7 @@ int Testsome(int incount, Request requests[], int* outcount, int indices[], Stat
   constexpr const char* fn = "Testsome";
   const int rc = check_some(incount, requests, outcount, indices, fn);
   if (rc != MPI_SUCCESS) return rc;
+  progress_owners(incount, requests);
   return test_some(incount, requests, outcount, indices, statuses, fn);
 }
 
@@ -222,6 +241,7 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   for (;;) {
     rc = test_some(incount, requests, outcount, indices, statuses, fn);
     if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    progress_owners(incount, requests);
     backoff.pause();
   }
 }

@@ -138,17 +138,6 @@ int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr) {
   }
 }
 
-// Pulls messages off MPI for `endpoint` if it has receives posted in libep,
-// and moves its receives posted in MPI on. A failure is left to those
-// receives: test_request meets it again and fails them.
-void progress(Endpoint* endpoint) {
-  if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
-      endpoint->shared->mpi_size > 1) {
-    (void)drain_remote(endpoint);
-  }
-  if (!endpoint->inbox_receives.empty()) mpi_progress(endpoint);
-}
-
 }  // namespace
 
 int start_send(RequestImpl* r, bool blocking) {
@@ -281,6 +270,17 @@ void wait_request(RequestImpl* r) {
       progress(r->endpoint);
     backoff.pause();
   }
+}
+
+// Pulls messages off MPI for `endpoint` if it has receives posted in libep,
+// and moves its receives posted in MPI on. A failure is left to those
+// receives: test_request meets it again and fails them.
+void progress(Endpoint* endpoint) {
+  if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
+      endpoint->shared->mpi_size > 1) {
+    (void)drain_remote(endpoint);
+  }
+  if (!endpoint->inbox_receives.empty()) mpi_progress(endpoint);
 }
 
 void reap_orphans(Endpoint* endpoint) {

@@ -65,6 +65,13 @@ bool test_request(RequestImpl* r);
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);
 
+/// Moves the other operations of `endpoint` on: takes messages off MPI for
+/// its receives posted in libep, and tests its receives posted in MPI that
+/// wait for their inbox message. A test or wait in MPI progresses every
+/// operation of the process; an endpoint's tests and waits do this, since
+/// the operation they look at may wait for a peer that waits for another.
+void progress(Endpoint* endpoint);
+
 /// Frees the requests the user released while active, once complete.
 void reap_orphans(Endpoint* endpoint);
 
