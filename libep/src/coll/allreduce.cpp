@@ -80,21 +80,19 @@ int leader_combines(const ReduceCall& c) {
     int rc = team.wait_open(passage.number);
     void* acc = detail::typed_base(team.mailbox(m.call()), c.count, c.reduction.layout);
     if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
-    team.mailbox_read_done(m.call());
     return rc;
   }
   const std::size_t span = c.reduction.layout.footprint(c.count).bytes;
-  void* acc = detail::typed_base(team.mailbox_acquire(m.call(), span), c.count, c.reduction.layout);
+  void* acc = detail::typed_base(team.mailbox_acquire(m.local(), m.call(), span), c.count,
+                                 c.reduction.layout);
   detail::LocalInputs in(m);
   const int local_rc = detail::reduce_in_order(c.reduction, in.get(), acc, -1, {0, c.count});  // 1
   // The MPI step runs even after a local failure, so that the other
   // processes are not left waiting in it.
   int rc = m.multi_process() ? reduce_among_processes(m, c, acc) : MPI_SUCCESS;  // 2
   if (local_rc != MPI_SUCCESS) rc = local_rc;
-  team.mailbox_lend(m.call(), m.size());  // the others, and my own copy below
   team.open(passage.number, rc);
   if (rc == MPI_SUCCESS) rc = copy_out(c, acc);  // 3
-  team.mailbox_read_done(m.call());
   return rc;
 }
 

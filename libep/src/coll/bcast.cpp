@@ -4,13 +4,14 @@
 //
 //   mailbox  up to LocalTeam::kMailboxBytes:
 //     1. local:  the root packs its data into a team mailbox (on the root's
-//                process) and leaves at once;
+//                process), posts it and leaves at once;
 //     2. MPI:    the leaders broadcast the packed bytes (message_bcast,
 //                coll/mpi_step.hpp; every process takes this path for this size), into
 //                the mailbox on the other processes; the receiving leader
 //                leaves at once as well;
 //     3. spread: every other endpoint unpacks from the mailbox into its buffer.
-//     Nobody waits for a reader: the mailbox is reused kMailboxes calls later.
+//     Nobody waits for a reader: the mailbox is reused kMailboxes calls
+//     later, once every endpoint has left this call.
 //   direct   larger messages, or any size when forced:
 //     1. local:  the root publishes its buffer;
 //     2. MPI:    the leader broadcasts straight from the root's buffer, and
@@ -39,7 +40,7 @@ namespace {
 using detail::Meeting;
 using detail::Typed;
 
-constexpr int kReady = 1;  // the data is readable: published, or received
+constexpr int kReady = 1;  // direct: the data is readable, published or received
 
 struct BcastCall {
   detail::Endpoint* e = nullptr;
@@ -71,28 +72,26 @@ int through_mailbox(const BcastCall& c) {
   const int writer = root_here ? c.root.local_rank : 0;
   int rc = MPI_SUCCESS;
   if (m.local() == writer) {
-    std::byte* box = team.mailbox_acquire(m.call(), static_cast<std::size_t>(bytes));
-    if (root_here) rc = detail::pack(c.data, box);  // 1
-    // The writer reads the mailbox after its signal too (it sends from it,
-    // or unpacks it), so it is one of the readers.
-    team.mailbox_lend(m.call(), m.size());
-    if (!root_here) rc = bcast_bytes(m, box, bytes, c.root.mpi_rank);  // 2
-    m.signal(kReady, rc);
+    std::byte* box = team.mailbox_acquire(m.local(), m.call(), static_cast<std::size_t>(bytes));
+    if (root_here) {
+      rc = detail::pack(c.data, box);  // 1
+    } else {
+      rc = bcast_bytes(m, box, bytes, c.root.mpi_rank);  // 2
+    }
+    team.mailbox_post(m.call(), rc);
     // The leader broadcasts even after a failed pack, so that the other
     // processes are not left waiting.
     if (root_here && m.leader() && m.multi_process()) {
       detail::keep_first_error(&rc, bcast_bytes(m, box, bytes, c.root.mpi_rank));
     }
     if (!root_here && rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);
-    team.mailbox_read_done(m.call());
     return rc;
   }
-  rc = m.wait(writer, kReady);
+  rc = team.mailbox_wait(m.call());
   std::byte* box = team.mailbox(m.call());
   if (root_here && m.leader() && m.multi_process())
     detail::keep_first_error(&rc, bcast_bytes(m, box, bytes, c.root.mpi_rank));  // 2
   if (rc == MPI_SUCCESS) rc = detail::unpack(box, bytes, c.data);                // 3
-  team.mailbox_read_done(m.call());
   return rc;
 }
 

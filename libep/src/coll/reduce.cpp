@@ -86,12 +86,9 @@ int leader_combines(const ReduceCall& c) {
   };
   if (m.leader()) {
     const std::size_t span = c.reduction.layout.footprint(c.count).bytes;
-    const Typed acc = result(team.mailbox_acquire(m.call(), span));
+    const Typed acc = result(team.mailbox_acquire(m.local(), m.call(), span));
     const int local_rc = detail::reduce_in_order(c.reduction, detail::local_inputs(m), acc.buf, -1,
                                                  {0, c.count});  // 1
-    // The MPI step reads the mailbox after the first signal, so the leader
-    // is a reader itself, and so is the root.
-    team.mailbox_lend(m.call(), root_reads ? 2 : 1);
     m.signal(kCombined);
     int rc = reduce_mpi(m, c, acc.buf, root.process);  // 2
     if (local_rc != MPI_SUCCESS) rc = local_rc;
@@ -99,7 +96,6 @@ int leader_combines(const ReduceCall& c) {
     if (at_root && !root_reads && rc == MPI_SUCCESS) {
       rc = detail::copy_typed(acc, {c.args.output, c.count, c.reduction.type, c.reduction.layout});
     }
-    team.mailbox_read_done(m.call());
     return rc;
   }
   if (!root_reads || m.local() != root.local) {
@@ -111,7 +107,6 @@ int leader_combines(const ReduceCall& c) {
     rc = detail::copy_typed(result(team.mailbox(m.call())),
                             {c.args.output, c.count, c.reduction.type, c.reduction.layout});
   }
-  team.mailbox_read_done(m.call());
   return rc;
 }
 

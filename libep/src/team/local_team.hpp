@@ -60,7 +60,8 @@ class LocalTeam {
       : size_(size),
         slots_(static_cast<std::size_t>(size)),
         seats_(static_cast<std::size_t>(size)),
-        reads_(static_cast<std::size_t>(size)) {}
+        reads_(static_cast<std::size_t>(size)),
+        lefts_(static_cast<std::size_t>(size)) {}
 
   int size() const { return size_; }
 
@@ -210,46 +211,73 @@ class LocalTeam {
   // ---- Mailboxes: small payloads one endpoint hands to the others ----
   //
   // A small collective's writer (a root, a leader) packs or combines the
-  // data into a mailbox, signals, and leaves; its readers copy out when they
-  // get to it. Calls use a ring of kMailboxes mailboxes, so the writer of
-  // call k waits only for the readers of call k - kMailboxes. A writer can
-  // thus run several calls ahead of slow readers, as an MPI process runs
-  // ahead of its receivers on eager messages, and with more endpoints than
-  // cores each endpoint gets through several calls per time slice instead of
-  // handing the core over on every call. 32 rather than 8: a 2 x 2 Bcast of
-  // 8 bytes took 1.25 us per call instead of 2.0 (median of 4 runs each,
-  // loaded 2-core machine), since readers are woken a quarter as often; the
-  // cost is memory only where the payloads are large (32 x 64 KiB at most).
-  // The writer changes from call to call, so the readers a use is lent to
-  // are recorded in the mailbox itself; the writer records them before its
-  // first signal of the call, and every endpoint waits for one of its
-  // signals, so the next writer, whoever it is, sees the record.
+  // data into a mailbox, posts it, and leaves; its readers copy out when
+  // they get to it. Calls use a ring of kMailboxes mailboxes, so the writer
+  // of call k waits only until every endpoint has left call k - kMailboxes.
+  // A writer can thus run several calls ahead of slow readers, as an MPI
+  // process runs ahead of its receivers on eager messages, and with more
+  // endpoints than cores each endpoint gets through several calls per time
+  // slice instead of handing the core over on every call. 32 rather than 8:
+  // a 2 x 2 Bcast of 8 bytes took 1.25 us per call instead of 2.0 (median of
+  // 4 runs each, loaded 2-core machine), since readers are woken a quarter
+  // as often; the cost is memory only where the payloads are large (32 x
+  // 64 KiB at most).
+  //
+  // A small call moves one cache line from writer to reader and no other:
+  // up to kInlineBytes of payload travel inside the mailbox's first line,
+  // with the post (call number and error) that readers wait on. Readers
+  // write nothing the writer reads on every call: each endpoint records the
+  // last call it left in a line of its own (Meeting's destructor), and a
+  // writer reads those lines only when the oldest call it knows all
+  // endpoints left is kMailboxes calls behind. (Counting reads per mailbox
+  // instead made every reader and writer bounce two more lines per call:
+  // 0.30 us per 8-byte Bcast of 1 x 2 endpoints, where a line's hand-off
+  // costs about 0.1.)
 
   static constexpr std::size_t kMailboxBytes = 64 * 1024;  // the most one holds
   static constexpr std::size_t kMailboxes = 32;
+  static constexpr std::size_t kInlineBytes = 32;
 
-  /// For the writer of `call`: the mailbox of that call, holding at least
-  /// `bytes` (<= kMailboxBytes), once every reader of its previous use is done.
-  std::byte* mailbox_acquire(std::uint64_t call, std::size_t bytes) {
+  /// For the writer of `call`, endpoint `local`: the mailbox of that call,
+  /// holding at least `bytes` (<= kMailboxBytes), once every endpoint has
+  /// left the call that used it before.
+  std::byte* mailbox_acquire(int local, std::uint64_t call, std::size_t bytes) {
+    if (call > kMailboxes) wait_all_left(local, call - kMailboxes);
     Mailbox& box = mailbox_of(call);
-    const std::uint64_t target = box.owed.load(std::memory_order_relaxed);
-    wait_until([&] { return box.done.value.load(std::memory_order_acquire) >= target; });
+    if (bytes <= kInlineBytes) {
+      box.data = box.inline_bytes.data();
+      return box.data;
+    }
     if (box.size < bytes) {
       // Grown to what is used, so that a communicator used only for small
       // collectives holds little memory.
       box.size = std::min(kMailboxBytes, std::max<std::size_t>({bytes, 2 * box.size, 256}));
       box.memory = std::make_unique_for_overwrite<std::byte[]>(box.size);
     }
-    return box.memory.get();
+    box.data = box.memory.get();
+    return box.data;
   }
-  /// For the writer, before its first signal: `readers` endpoints read this use.
-  void mailbox_lend(std::uint64_t call, int readers) {
-    mailbox_of(call).owed.fetch_add(static_cast<std::uint64_t>(readers), std::memory_order_relaxed);
+  /// The mailbox of `call`, for a reader that has seen its writer's post
+  /// (or another signal the writer gave after acquiring it).
+  std::byte* mailbox(std::uint64_t call) { return mailbox_of(call).data; }
+  /// For the writer: the mailbox of `call` is readable; `error` (an MPI
+  /// code, 0 if none) is what its readers fail with.
+  void mailbox_post(std::uint64_t call, int error) {
+    Mailbox& box = mailbox_of(call);
+    box.error = error;
+    box.stamp.store(call, std::memory_order_release);
   }
-  /// For a reader, after the writer's signal.
-  std::byte* mailbox(std::uint64_t call) { return mailbox_of(call).memory.get(); }
-  void mailbox_read_done(std::uint64_t call) {
-    mailbox_of(call).done.value.fetch_add(1, std::memory_order_release);
+  /// For a reader: waits for the writer's post of `call`; returns its error.
+  int mailbox_wait(std::uint64_t call) const {
+    const Mailbox& box = mailbox_of(call);
+    wait_until([&] { return box.stamp.load(std::memory_order_acquire) >= call; });
+    return box.error;
+  }
+
+  /// Endpoint `local` left `call` (see team/meeting.hpp): it reads nothing of
+  /// that call any more.
+  void leave(int local, std::uint64_t call) {
+    lefts_[static_cast<std::size_t>(local)].value.store(call, std::memory_order_release);
   }
 
  private:
@@ -271,7 +299,8 @@ class LocalTeam {
     // Touched by the seat's endpoint alone.
     std::uint64_t calls = 0;
     std::uint64_t reads_owed = 0;
-    std::uint64_t gates = 0;  // passages through the gate
+    std::uint64_t gates = 0;     // passages through the gate
+    std::uint64_t all_left = 0;  // a call every endpoint has left (wait_all_left)
   };
   // Arrivals are written by everyone, the opening by one and polled by the
   // others: a cache line each.
@@ -280,8 +309,9 @@ class LocalTeam {
     alignas(64) std::atomic<std::uint64_t> opened{0};
     std::atomic<int> error{0};
   };
-  // Readers of a seat write this; it has a cache line of its own so that
-  // they do not disturb the owner's flags, which everybody polls.
+  // A counter on a cache line of its own, so that writing it disturbs no
+  // flag that others poll: the reads done of a seat's buffers, or the last
+  // call an endpoint left.
   struct alignas(64) ReadCount {
     std::atomic<std::uint64_t> value{0};
   };
@@ -289,12 +319,17 @@ class LocalTeam {
     std::unique_ptr<std::byte[]> memory;
     std::size_t size = 0;
   };
-  struct Mailbox {
-    std::unique_ptr<std::byte[]> memory;
+  // The first line is what a small call moves: the post and the payload.
+  // The second holds the memory of larger payloads, which only writers touch.
+  struct alignas(64) Mailbox {
+    std::atomic<std::uint64_t> stamp{0};  // the last call posted
+    std::byte* data = nullptr;            // inline_bytes or memory, set by the writer
+    int error = 0;                        // of the call posted
+    alignas(32) std::array<std::byte, kInlineBytes> inline_bytes{};
+    alignas(64) std::unique_ptr<std::byte[]> memory;
     std::size_t size = 0;
-    std::atomic<std::uint64_t> owed{0};  // reads lent, over all uses
-    ReadCount done;                      // reads done, over all uses
   };
+  static_assert(offsetof(Mailbox, memory) == 64, "the post and the payload share one line");
 
   template <class Pred>
   static void wait_until(Pred&& ready) {
@@ -302,9 +337,26 @@ class LocalTeam {
     TeamBackoff backoff;
     while (!ready()) backoff.pause();
   }
+  // Waits until every endpoint has left `call`; `local` is the caller, who
+  // has. What it saw is kept in its seat, so that most calls read no line.
+  void wait_all_left(int local, std::uint64_t call) {
+    Seat& s = seat(local);
+    if (s.all_left >= call) return;
+    std::uint64_t least = ~std::uint64_t{0};
+    for (int j = 0; j < size_; ++j) {
+      if (j == local) continue;
+      const auto& left = lefts_[static_cast<std::size_t>(j)].value;
+      wait_until([&] { return left.load(std::memory_order_acquire) >= call; });
+      least = std::min(least, left.load(std::memory_order_acquire));
+    }
+    s.all_left = least;
+  }
   Seat& seat(int local) { return seats_[static_cast<std::size_t>(local)]; }
   const Seat& seat(int local) const { return seats_[static_cast<std::size_t>(local)]; }
   Mailbox& mailbox_of(std::uint64_t call) { return mailboxes_[call % mailboxes_.size()]; }
+  const Mailbox& mailbox_of(std::uint64_t call) const {
+    return mailboxes_[call % mailboxes_.size()];
+  }
   std::atomic<std::uint64_t>& reads(int local) {
     return local < 0 ? scratch_reads_.value : reads_[static_cast<std::size_t>(local)].value;
   }
@@ -315,6 +367,7 @@ class LocalTeam {
   std::vector<Slot> slots_;
   std::vector<Seat> seats_;
   std::vector<ReadCount> reads_;
+  std::vector<ReadCount> lefts_;  // the last call each endpoint left
   ReadCount scratch_reads_;
   std::uint64_t scratch_reads_owed_ = 0;  // the leader's alone
   std::array<Scratch, kScratchBuffers> scratch_;

@@ -27,12 +27,11 @@
 //  3. The team's scratch buffers belong to the leader: it sizes them before
 //     it enters the call (LocalTeam::scratch_acquire waits for the readers of
 //     earlier calls), and the others use them only after seeing its arguments.
-//  4. A mailbox (small payloads) belongs to the call's writer, which lends it
-//     to its readers before its first signal of the call; the others read it
-//     only after that signal (see LocalTeam). A writer that still reads the
-//     mailbox after its signal (copies out its own result, sends from it)
-//     counts itself among the readers: from the signal on, the next writer
-//     may be waiting for the mailbox.
+//  4. A mailbox (small payloads) belongs to the call's writer; the others
+//     read it only after the writer's post (mailbox_post) or a later signal
+//     of the writer, and only until they leave the call (the Meeting's end):
+//     the writer of the call kMailboxes later waits for every endpoint to
+//     have left this one (see LocalTeam).
 #pragma once
 
 #include <mpi.h>
@@ -51,6 +50,9 @@ class Meeting {
         team_(*shared_.team),
         local_(e->local),
         call_(team_.begin(local_, args)) {}
+  /// Leaving the call: from here on this endpoint reads nothing of it, so
+  /// its mailbox may be written for a later call (LocalTeam).
+  ~Meeting() { team_.leave(local_, call_); }
   Meeting(const Meeting&) = delete;
   Meeting& operator=(const Meeting&) = delete;
 
