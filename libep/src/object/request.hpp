@@ -89,6 +89,7 @@ struct RequestImpl {
   // The MPI operation under way while in_mpi.
   MPI_Request mpi = MPI_REQUEST_NULL;
   Phase phase = Phase::none;
+  std::uint32_t inbox_slot = 0;  // in the inbox phase: its index in Endpoint::inbox_receives
   // The inbox message of a small remote send, or of a receive posted in MPI.
   std::unique_ptr<std::byte[]> wire;
 

@@ -87,7 +87,7 @@ int test_any(int count, Request requests[], int* index, int* flag, Status* statu
   for (int i = 0; i < count; ++i) {
     if (is_idle(requests[i])) continue;
     any_active = true;
-    if (detail::test_request(requests[i])) {
+    if (detail::test_request(requests[i], /*progressed=*/true)) {
       *index = i;
       *flag = 1;
       return detail::finish_request(&requests[i], status, function);
@@ -119,7 +119,7 @@ int test_some(int incount, Request requests[], int* outcount, int indices[], Sta
   for (int i = 0; i < incount; ++i) {
     if (is_idle(requests[i])) continue;
     any_active = true;
-    if (!detail::test_request(requests[i])) continue;
+    if (!detail::test_request(requests[i], /*progressed=*/true)) continue;
     detail::Endpoint* endpoint = requests[i]->endpoint;
     // The statuses of Testsome are packed: the n-th completed request's
     // status goes to statuses[n].
@@ -148,7 +148,7 @@ int Test(Request* request, int* flag, Status* status) {
     return MPI_SUCCESS;
   }
   progress_owners(1, request);
-  *flag = detail::test_request(*request);
+  *flag = detail::test_request(*request, /*progressed=*/true);
   if (!*flag) return MPI_SUCCESS;
   return detail::finish_request(request, status, fn);
 }
@@ -175,7 +175,7 @@ int Testall(int count, Request requests[], int* flag, Status statuses[]) {
   progress_owners(count, requests);
   // MPI completes none of them unless all have completed.
   for (int i = 0; i < count; ++i) {
-    if (!is_idle(requests[i]) && !detail::test_request(requests[i])) {
+    if (!is_idle(requests[i]) && !detail::test_request(requests[i], /*progressed=*/true)) {
       *flag = 0;
       return MPI_SUCCESS;
     }
@@ -190,12 +190,13 @@ int Waitall(int count, Request requests[], Status statuses[]) {
   if (rc != MPI_SUCCESS) return rc;
   detail::Backoff backoff;
   for (;;) {
+    progress_owners(count, requests);
     bool all = true;
     for (int i = 0; i < count; ++i) {
-      if (!is_idle(requests[i]) && !detail::test_request(requests[i])) all = false;
+      if (!is_idle(requests[i]) && !detail::test_request(requests[i], /*progressed=*/true))
+        all = false;
     }
     if (all) break;
-    progress_owners(count, requests);
     backoff.pause();
   }
   return finish_all(count, requests, statuses, fn);
@@ -217,10 +218,10 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
   if (!index) return detail::raise(nullptr, MPI_ERR_ARG, fn, "index is a null pointer");
   detail::Backoff backoff;
   for (;;) {
+    progress_owners(count, requests);
     int flag = 0;
     rc = test_any(count, requests, index, &flag, status, fn);
     if (rc != MPI_SUCCESS || flag) return rc;
-    progress_owners(count, requests);
     backoff.pause();
   }
 }
@@ -239,9 +240,9 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   if (rc != MPI_SUCCESS) return rc;
   detail::Backoff backoff;
   for (;;) {
+    progress_owners(incount, requests);
     rc = test_some(incount, requests, outcount, indices, statuses, fn);
     if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-    progress_owners(incount, requests);
     backoff.pause();
   }
 }

@@ -233,13 +233,14 @@ bool cancel_recv(RequestImpl* r) {
   return true;
 }
 
-bool test_request(RequestImpl* r) {
+bool test_request(RequestImpl* r, bool progressed) {
   using State = RequestImpl::State;
   switch (r->state.load(std::memory_order_acquire)) {
     case State::complete:
     case State::inactive:
       return true;
     case State::in_mpi:
+      if (progressed && r->phase == RequestImpl::Phase::inbox) return false;
       return mpi_test(r);
     case State::posted:
       // A posted send waits for an intra-process receiver to copy it; a
@@ -263,11 +264,14 @@ bool test_request(RequestImpl* r) {
 
 void wait_request(RequestImpl* r) {
   Backoff backoff;
-  while (!test_request(r)) {
+  for (;;) {
     // An endpoint blocked in one operation must still progress its others:
     // a receive it posted earlier may be what its peer's send waits for.
-    if (r->kind == RequestImpl::Kind::send || r->phase != RequestImpl::Phase::none)
-      progress(r->endpoint);
+    const bool progressing =
+        (r->kind == RequestImpl::Kind::send || r->phase != RequestImpl::Phase::none) &&
+        r->state.load(std::memory_order_acquire) != RequestImpl::State::complete;
+    if (progressing) progress(r->endpoint);
+    if (test_request(r, progressing)) return;
     backoff.pause();
   }
 }

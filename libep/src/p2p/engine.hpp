@@ -59,8 +59,11 @@ bool cancel_recv(RequestImpl* r);
 
 /// Makes progress on `r` and reports whether it has completed. Never blocks.
 /// A failure to take messages off MPI for a posted receive completes it with
-/// the error in its status.
-bool test_request(RequestImpl* r);
+/// the error in its status. `progressed`: the caller has just called
+/// progress() on r's endpoint, which tested r if it is a receive posted in
+/// MPI that waits for its inbox message; it is not tested again (each test
+/// of an unfinished MPI request makes MPI poll its transports).
+bool test_request(RequestImpl* r, bool progressed = false);
 
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);

@@ -46,33 +46,6 @@ bool predefined_op(MPI_Op op, bool no_op_allowed) {
   return no_op_allowed && op == MPI_NO_OP;
 }
 
-// The layout of a datatype. The predefined types an RMA hot loop uses are
-// looked up in a table made once: three MPI queries per operation cost as
-// much as a third of an 8-byte Put (research rma.md 2.5: 0.048 us).
-int layout_of(MPI_Datatype type, detail::TypeLayout* layout) {
-  struct Known {
-    MPI_Datatype type;
-    detail::TypeLayout layout;
-  };
-  static const std::vector<Known> known = [] {
-    std::vector<Known> table;
-    for (MPI_Datatype t : {MPI_BYTE, MPI_CHAR, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_INT32_T,
-                           MPI_INT64_T, MPI_UINT32_T, MPI_UINT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
-                           MPI_DOUBLE, MPI_FLOAT, MPI_SHORT}) {
-      Known k{t, {}};
-      if (detail::query_layout(t, &k.layout) == MPI_SUCCESS) table.push_back(k);
-    }
-    return table;
-  }();
-  for (const Known& k : known) {
-    if (k.type == type) {
-      *layout = k.layout;
-      return MPI_SUCCESS;
-    }
-  }
-  return detail::query_layout(type, layout);
-}
-
 // A null datatype is refused here; other invalid ones by the layout query
 // or, on the MPI path, by MPI itself (before it does anything).
 int check_type(WinImpl* w, MPI_Datatype type, const char* what, detail::TypeLayout* layout,
@@ -81,7 +54,7 @@ int check_type(WinImpl* w, MPI_Datatype type, const char* what, detail::TypeLayo
     return detail::raise_win(w, MPI_ERR_TYPE, fn, "{} datatype is MPI_DATATYPE_NULL", what);
   }
   if (!layout) return MPI_SUCCESS;
-  if (layout_of(type, layout) != MPI_SUCCESS) {
+  if (detail::query_layout(type, layout) != MPI_SUCCESS) {
     return detail::raise_win(w, MPI_ERR_TYPE, fn, "{} datatype is not valid", what);
   }
   return MPI_SUCCESS;
