@@ -16,8 +16,6 @@ Status proc_null_status() {
   return s;
 }
 
-Status empty_status() { return Status{}; }
-
 Status status_of(const Incoming& message) {
   Status s = empty_status();
   s.MPI_SOURCE = message.source;
