@@ -53,7 +53,7 @@ void free_request(RequestImpl* r) {
 
 int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
   RequestImpl* r = *handle;
-  if (status) *status = r->status;
+  give_status(status, r->status);
   const int error = r->status.MPI_ERROR;
   Endpoint* endpoint = r->endpoint;
   const std::int64_t capacity = std::int64_t{r->count} * r->layout.size;

@@ -45,17 +45,10 @@ int check_handles(int count, Request requests[], const char* function) {
 
 Status* status_at(Status statuses[], int i) { return statuses ? &statuses[i] : STATUS_IGNORE; }
 
-void set_empty(Status* status) {
-  if (status) *status = detail::empty_status();
-}
+void set_empty(Status* status) { detail::give_status(status, detail::empty_status()); }
 
-// Completes requests[i], recording its error in statuses[i] for the
-// MPI_ERR_IN_STATUS convention of the multiple-completion functions.
-int finish_quietly(Request requests[], int i, Status statuses[], const char* function) {
-  const int error = detail::finish_request(&requests[i], status_at(statuses, i), function, false);
-  if (statuses) statuses[i].MPI_ERROR = error;
-  return error;
-}
+// Whether the complete request `r` failed (before it is finished).
+bool failed(Request r) { return r->status.MPI_ERROR != MPI_SUCCESS; }
 
 // Raises MPI_ERR_IN_STATUS on the endpoint of the first failed request.
 int raise_in_status(detail::Endpoint* endpoint, int failed, const char* function) {
@@ -63,21 +56,28 @@ int raise_in_status(detail::Endpoint* endpoint, int failed, const char* function
                        "{} request(s) failed: see the MPI_ERROR field of each status", failed);
 }
 
-// Ends every request once all have completed (Testall, Waitall).
+// Ends every request once all have completed (Testall, Waitall). The
+// statuses' MPI_ERROR fields are written only if one failed, and then all of
+// them, as MPI_ERR_IN_STATUS asks.
 int finish_all(int count, Request requests[], Status statuses[], const char* function) {
-  int failed = 0;
+  int failures = 0;
   detail::Endpoint* first_failed = nullptr;
   for (int i = 0; i < count; ++i) {
-    if (is_idle(requests[i])) {
-      set_empty(status_at(statuses, i));
-      continue;
-    }
-    detail::Endpoint* endpoint = requests[i]->endpoint;
-    if (finish_quietly(requests, i, statuses, function) != MPI_SUCCESS && failed++ == 0) {
-      first_failed = endpoint;
+    if (!is_idle(requests[i]) && failed(requests[i]) && failures++ == 0) {
+      first_failed = requests[i]->endpoint;
     }
   }
-  return failed ? raise_in_status(first_failed, failed, function) : MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    Status* out = status_at(statuses, i);
+    int error = MPI_SUCCESS;
+    if (is_idle(requests[i])) {
+      set_empty(out);
+    } else {
+      error = detail::finish_request(&requests[i], out, function, false);
+    }
+    if (out && failures) out->MPI_ERROR = error;
+  }
+  return failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
 }
 
 // One pass of Testany and Waitany over checked arguments.
@@ -109,28 +109,33 @@ int check_some(int incount, Request requests[], const int* outcount, const int i
   return MPI_SUCCESS;
 }
 
-// One pass of Testsome and Waitsome over checked arguments.
+// One pass of Testsome and Waitsome over checked arguments: which requests
+// completed (into indices), then whether one failed (which decides whether
+// the MPI_ERROR fields are written), then finishing them.
 int test_some(int incount, Request requests[], int* outcount, int indices[], Status statuses[],
               const char* function) {
   bool any_active = false;
   int done = 0;
-  int failed = 0;
-  detail::Endpoint* first_failed = nullptr;
   for (int i = 0; i < incount; ++i) {
     if (is_idle(requests[i])) continue;
     any_active = true;
-    if (!detail::test_request(requests[i], /*progressed=*/true)) continue;
-    detail::Endpoint* endpoint = requests[i]->endpoint;
+    if (detail::test_request(requests[i], /*progressed=*/true)) indices[done++] = i;
+  }
+  int failures = 0;
+  detail::Endpoint* first_failed = nullptr;
+  for (int n = 0; n < done; ++n) {
+    const Request r = requests[indices[n]];
+    if (failed(r) && failures++ == 0) first_failed = r->endpoint;
+  }
+  for (int n = 0; n < done; ++n) {
     // The statuses of Testsome are packed: the n-th completed request's
     // status goes to statuses[n].
-    Status* out = status_at(statuses, done);
-    const int error = detail::finish_request(&requests[i], out, function, false);
-    if (out) out->MPI_ERROR = error;
-    if (error != MPI_SUCCESS && failed++ == 0) first_failed = endpoint;
-    indices[done++] = i;
+    Status* out = status_at(statuses, n);
+    const int error = detail::finish_request(&requests[indices[n]], out, function, false);
+    if (out && failures) out->MPI_ERROR = error;
   }
   *outcount = any_active ? done : MPI_UNDEFINED;
-  return failed ? raise_in_status(first_failed, failed, function) : MPI_SUCCESS;
+  return failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
 }
 
 }  // namespace

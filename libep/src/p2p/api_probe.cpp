@@ -25,7 +25,7 @@ int probe_once(Endpoint* e, int source, int tag, bool take, int* flag, Message* 
   const int rc = detail::probe(e, source, tag, take, &found);
   *flag = found != nullptr;
   if (!found) return detail::check_mpi(rc, e, function, "MPI_Improbe");
-  if (status) *status = detail::status_of(*found);
+  detail::give_status(status, detail::status_of(*found));
   if (take) *message = new MessageImpl{MessageImpl::kMagic, e, found};
   return detail::check_mpi(rc, e, function, "MPI_Isend (synchronous-send acknowledgement)");
 }
@@ -41,7 +41,7 @@ int probe_common(int source, int tag, Comm comm, bool blocking, bool take, int* 
   int found = 0;
   if (source == MPI_PROC_NULL) {
     found = 1;
-    if (status) *status = detail::proc_null_status();
+    detail::give_status(status, detail::proc_null_status());
     if (take) *message = MESSAGE_NO_PROC;
   } else {
     detail::Backoff backoff;
@@ -106,7 +106,7 @@ int Mrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Status*
   if (rc != MPI_SUCCESS) return rc;
   if (*message == MESSAGE_NO_PROC) {
     *message = MESSAGE_NULL;
-    if (status) *status = detail::proc_null_status();
+    detail::give_status(status, detail::proc_null_status());
     return MPI_SUCCESS;
   }
   RequestImpl r;

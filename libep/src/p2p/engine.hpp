@@ -28,6 +28,15 @@ inline bool matches(int want_source, int want_tag, int source, int tag) {
 Status proc_null_status();
 /// Inline: it is written into every request a receive starts.
 inline Status empty_status() { return Status{}; }
+/// Gives the user `from` in *out (unless out is STATUS_IGNORE), leaving its
+/// MPI_ERROR as the user set it: MPI writes that field only in the statuses
+/// of a multiple-completion call that returns MPI_ERR_IN_STATUS.
+inline void give_status(Status* out, const Status& from) {
+  if (!out) return;
+  const int kept = out->MPI_ERROR;
+  *out = from;
+  out->MPI_ERROR = kept;
+}
 /// Status of a probe that found `message`.
 Status status_of(const Incoming& message);
 
