@@ -43,6 +43,9 @@ struct TypeLayout {
 /// The layout of a datatype; returns an MPI error code.
 int query_layout(MPI_Datatype type, TypeLayout* layout);
 
+/// Whether `type` is a predefined datatype (one MPI_Type_free cannot free).
+bool is_predefined(MPI_Datatype type);
+
 /// `count` elements of `type` at `buf`. ConstTyped is data to read, Typed
 /// data to write; a Typed converts to a ConstTyped.
 template <class Void>

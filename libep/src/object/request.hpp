@@ -75,6 +75,7 @@ struct RequestImpl {
   void* buf = nullptr;
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool owns_type = false;  // `type` is the request's duplicate, freed with it
   TypeLayout layout;
   int peer = 0;    // destination or source rank, as the user gave it
   int target = 0;  // sends: the destination's union rank (object/endpoint.hpp)
@@ -94,6 +95,15 @@ struct RequestImpl {
   std::unique_ptr<std::byte[]> wire;
 
   RequestImpl* next = nullptr;  // link in the posted queue
+
+  RequestImpl() = default;
+  RequestImpl(const RequestImpl&) = delete;
+  RequestImpl& operator=(const RequestImpl&) = delete;
+  ~RequestImpl() {
+    // The request's own duplicate of a derived datatype (hold_type): the
+    // user may free theirs while the operation is pending.
+    if (owns_type) MPI_Type_free(&type);
+  }
 
   bool is_valid() const { return magic == kMagic; }
 

@@ -20,6 +20,16 @@ void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const M
   r->tag = tag;
 }
 
+int hold_type(RequestImpl* r) {
+  if (r->owns_type || is_predefined(r->type)) return MPI_SUCCESS;
+  MPI_Datatype copy = MPI_DATATYPE_NULL;
+  const int rc = MPI_Type_dup(r->type, &copy);
+  if (rc != MPI_SUCCESS) return rc;
+  r->type = copy;
+  r->owns_type = true;
+  return MPI_SUCCESS;
+}
+
 int start_request(RequestImpl* r, bool blocking, const char* function) {
   if (r->kind == RequestImpl::Kind::send) {
     const int rc = start_send(r, blocking);

@@ -13,6 +13,12 @@ namespace ep::detail {
 void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
                   const void* buf, int count, MPI_Datatype type, int peer, int tag);
 
+/// Makes `r` hold a duplicate of its datatype if that is a derived one, so
+/// that the user may free the type while the operation is pending (MPI
+/// defers such a free). For requests that outlive the call that made them.
+/// Returns an MPI error code.
+int hold_type(RequestImpl* r);
+
 /// Starts the send or receive `r` (engine.hpp: start_send, start_recv),
 /// raising an MPI failure. Returns an MPI error code.
 int start_request(RequestImpl* r, bool blocking, const char* function);

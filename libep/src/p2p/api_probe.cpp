@@ -138,6 +138,11 @@ int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Reques
   auto* r = new RequestImpl;
   detail::fill_request(r, RequestImpl::Kind::recv, detail::SendMode::standard, args, buf, count,
                        datatype, MPI_ANY_SOURCE, MPI_ANY_TAG);
+  rc = detail::hold_type(r);
+  if (rc != MPI_SUCCESS) {
+    delete r;
+    return detail::check_mpi(rc, args.endpoint, fn, "MPI_Type_dup");
+  }
   receive_matched(message, r, /*blocking=*/false);
   *request = r;
   return MPI_SUCCESS;

@@ -38,6 +38,11 @@ int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, in
   auto* r = detail::new_request(args.endpoint);
   detail::fill_request(r, RequestImpl::Kind::send, mode, args, buf, count, type, dest, tag);
   r->persistent = persistent;
+  rc = detail::hold_type(r);
+  if (rc != MPI_SUCCESS) {
+    detail::free_request(r);
+    return detail::check_mpi(rc, args.endpoint, function, "MPI_Type_dup");
+  }
   if (!persistent) {
     rc = detail::start_request(r, /*blocking=*/false, function);
     if (rc != MPI_SUCCESS) {
@@ -60,6 +65,11 @@ int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int ta
   detail::fill_request(r, RequestImpl::Kind::recv, SendMode::standard, args, buf, count, type,
                        source, tag);
   r->persistent = persistent;
+  rc = detail::hold_type(r);
+  if (rc != MPI_SUCCESS) {
+    detail::free_request(r);
+    return detail::check_mpi(rc, args.endpoint, function, "MPI_Type_dup");
+  }
   if (!persistent) {
     rc = detail::start_request(r, /*blocking=*/false, function);
     if (rc != MPI_SUCCESS) {
