@@ -11,8 +11,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <utility>
+
+#include "json_input.hpp"
 
 namespace ep::results {
 
@@ -174,16 +177,19 @@ void add_median(std::vector<ResultCase>& medians, const std::string& path,
 ResultFile load_result_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ResultFileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw ResultFileError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   ResultFile file;
   file.path = path;
   Json document;
   try {
-    document = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
-    if (const auto end = what.find("] "); what.starts_with("[json.") && end != std::string::npos)
-      what.erase(0, end + 2);
-    throw ResultFileError(fmt::format("{}: not a JSON document: {}", path, what));
+    document = tools::parse_json_ordered(text.str(), path);
+  } catch (const tools::JsonInputError& e) {
+    if (e.kind() == tools::JsonInputError::Kind::syntax)
+      throw ResultFileError(fmt::format("{}: not a JSON document: {}", path, e.reason()));
+    throw ResultFileError(e.what());
   }
   if (!document.is_object())
     bad(path, "", fmt::format("expected an object, found {}", describe_type(document)));
