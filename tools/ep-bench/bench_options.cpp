@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include "mpi_check.hpp"
+#include "output_file.hpp"
 #include "provenance.hpp"
 #include "subcommand.hpp"
 
@@ -130,18 +130,21 @@ namespace ep::bench {
 
 void check_output_path(const std::string& path, int world_rank, std::string_view option) {
   int writable = 1;
-  std::string reason;
+  std::string problem;
   if (world_rank == 0 && !path.empty() && path != "-") {
-    // Appending creates the file if needed and leaves an old one intact
-    // until the results replace it.
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) {
+    // Nothing is created or opened: a pipe would take the open as its
+    // reader's whole input, and a failed run should leave no empty file.
+    const OutputTarget target = resolve_output(path);
+    if (const std::string reason = output_problem(target); !reason.empty()) {
       writable = 0;
-      reason = std::strerror(errno);
+      problem = fmt::format("{}: cannot write {}: {}", option, describe_output(target), reason);
     }
   }
   tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (!writable) throw UsageError(fmt::format("{}: cannot write '{}': {}", option, path, reason));
+  // The reason is rank 0's; every rank throws, only rank 0 prints.
+  if (!writable)
+    throw UsageError(problem.empty() ? fmt::format("{}: cannot write '{}'", option, path)
+                                     : problem);
 }
 
 }  // namespace ep::bench

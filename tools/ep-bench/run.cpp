@@ -36,8 +36,9 @@ another number of processes are skipped with a message (an error with
 does this).
 
 Exit status: 0 every case ran and passed; 1 some case failed (wrong data
-with --validate, or a case that could not run); 2 the suite file or the
-command line is wrong (nothing ran).
+with --validate, or a case that could not run) or --json/--csv could not be
+written (said at the end, with the path and the reason); 2 the suite file or
+the command line is wrong (nothing ran).
 
 Examples:
   scripts/mpirun.sh -np 2 ep-bench run suites/quick.json --json quick.json
@@ -288,7 +289,7 @@ int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv
                elsewhere == 0
                    ? std::string()
                    : fmt::format(", {} left to a job of any size (--only-exact-np)", elsewhere));
-  return failed == 0 ? 0 : exit_failed;
+  return failed == 0 && !session->write_failed() ? 0 : exit_failed;
 }
 
 }  // namespace
