@@ -33,9 +33,9 @@ receive; sender i talks only to receiver k+i. mpirun -np must match:
   --impl mpi-threads --placement intra   -np 1: 2k threads share one MPI rank and
                                                 talk through MPI self-messages
   --impl mpi-threads --placement inter   -np 2: k threads per process
-  --impl mpi         (either placement)  -np 2k: one rank per process, so pairs
-                                                always span processes; results
-                                                are labelled "inter"
+  --impl mpi         --placement inter   -np 2k: one rank per process, so pairs
+                                                always span processes (intra is
+                                                refused; inter is the default)
 Every endpoint or rank is driven by its own thread (the main thread is one).
 Open MPI binds each process to one core by default: where a process hosts
 several threads, add --bind-to none to mpirun (ep-bench warns otherwise).
@@ -353,9 +353,8 @@ Subcommand setup_p2p(CLI::App& parent) {
       "SIZES");
   app->add_option("--placement", options->placement,
                   "intra: both ends of each pair in one process; inter: senders in process 0, "
-                  "receivers in process 1")
-      ->check(CLI::IsMember({"intra", "inter"}))
-      ->capture_default_str();
+                  "receivers in process 1 (default: intra, and inter for --impl mpi)")
+      ->check(CLI::IsMember({"intra", "inter"}));
   app->add_option("--pairs", options->pairs, "Pairs of ranks talking at once")
       ->check(CLI::Range(1, 128))
       ->capture_default_str();

@@ -43,8 +43,8 @@ ranks k..2k-1 targets; origin i works on target k+i only. mpirun -np must match:
                                                 one MPI window (each pair its own
                                                 region), targeting their own rank
   --impl mpi-threads --placement inter   -np 2: k threads per process
-  --impl mpi         (either placement)  -np 2k: one rank per process; results
-                                                are labelled "inter"
+  --impl mpi         --placement inter   -np 2k: one rank per process (intra
+                                                is refused; inter is the default)
 Every endpoint or rank is driven by its own thread. Add --bind-to none to
 mpirun where a process hosts several threads.
 
@@ -684,9 +684,8 @@ Subcommand setup_rma(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--placement", options->placement,
                   "intra: both ends of each pair in one process; inter: origins in process 0, "
-                  "targets in process 1")
-      ->check(CLI::IsMember({"intra", "inter"}))
-      ->capture_default_str();
+                  "targets in process 1 (default: intra, and inter for --impl mpi)")
+      ->check(CLI::IsMember({"intra", "inter"}));
   app->add_option("--pairs", options->pairs, "Origin/target pairs working at once")
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
