@@ -26,6 +26,39 @@ using results::load_result_file;
 using results::ResultFile;
 using results::ResultFileError;
 
+/// Exit status when the files hold nothing to compare: a file without
+/// benchmarks or without repetitions, or two files without a case in
+/// common. A CI gate must not pass a benchmark job that measured nothing.
+constexpr int exit_nothing_compared = 3;
+
+class NothingToCompare : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A file that compare cannot judge: no benchmarks, or aggregates only.
+void require_repetitions(const ResultFile& file) {
+  if (!file.cases.empty()) return;
+  if (file.median_only.empty())
+    throw NothingToCompare(
+        fmt::format("{}: no benchmarks: the file holds no measurement", file.path));
+  throw NothingToCompare(fmt::format(
+      "{}: no repetitions, only aggregates of {} case{}: the U test needs the repetitions",
+      file.path, file.median_only.size(), file.median_only.size() == 1 ? "" : "s"));
+}
+
+// Two sides without a case in common: nothing was compared, which must not
+// read as "no regression".
+void require_pairs(const std::vector<Comparison>& comparisons) {
+  for (const Comparison& c : comparisons) {
+    if (!c.cases.empty()) continue;
+    throw NothingToCompare(fmt::format(
+        "{} and {} have no case in common ({} only in the first, {} only in the second): "
+        "nothing was compared",
+        c.old_side.name, c.new_side.name, c.only_old.size(), c.only_new.size()));
+  }
+}
+
 // All comparisons first: a layout error must come before any output.
 std::vector<Comparison> compare_files(const std::vector<ResultFile>& files,
                                       const CompareOptions& o) {
@@ -82,8 +115,10 @@ int compare_all(const CompareOptions& o) {
   const bool within = within_one_file(o);
   std::vector<ResultFile> files;
   for (const auto& path : o.files) files.push_back(load_result_file(path));
+  for (const ResultFile& file : files) require_repetitions(file);
   const std::vector<Comparison> comparisons =
       within ? compare_within(files[0], o) : compare_files(files, o);
+  require_pairs(comparisons);
 
   std::FILE* out = o.json_path == "-" ? stderr : stdout;
   Counts total;
@@ -127,7 +162,17 @@ a message rate. A regression is slower by more than --threshold with
 p < --alpha; any regression makes the exit status 1. Fewer than 5
 repetitions on a side can hardly reach significance: compare warns.
 Files whose layouts differ (processes, ranks, endpoints or threads per
-process) are refused with status 2 unless --force; so are unreadable files.
+process) are refused with status 2 unless --force.
+
+Exit status, for CI gates:
+  0  compared, no regression
+  1  at least one regression
+  2  a wrong command line, or a file that cannot be used: unreadable, not
+     JSON, a field of the wrong type or out of range, context.schema_version
+     missing or not 1, layouts that differ without --force, filters that
+     select nothing
+  3  nothing to compare: a file without benchmarks or with aggregates only
+     (no repetitions), or two sides without a case in common
 
 Within one file (--baseline and --contender): the cases one filter selects
 against those the other selects, with the same statistics, e.g. endpoints
@@ -187,6 +232,9 @@ int run_compare(const CompareOptions& options) {
   } catch (const ResultFileError& e) {
     fmt::print(stderr, "ep-bench compare: {}\n", e.what());
     return exit_usage;
+  } catch (const NothingToCompare& e) {
+    fmt::print(stderr, "ep-bench compare: {}\n", e.what());
+    return exit_nothing_compared;
   }
 }
 

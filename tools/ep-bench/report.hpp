@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "result_file.hpp"
 #include "stats.hpp"
 
 namespace ep::bench {
@@ -25,8 +26,7 @@ using results::noise_hint;
 using results::summarize;
 using results::Summary;
 
-/// The version of the result file layout (tools/ep-bench/result.schema.json).
-inline constexpr int result_schema_version = 1;
+using results::result_schema_version;
 
 /// One repetition, already reduced over ranks (its time is the slowest rank's).
 struct Repetition {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -194,6 +195,22 @@ void add_median(std::vector<ResultCase>& medians, const std::string& path,
   }
 }
 
+// A file of another layout could be read, wrongly: its fields may have
+// other meanings or units.
+void check_schema_version(const std::string& path, const Json& context) {
+  const Json* version = member(path, "/context", context, "schema_version",
+                               "the result file version, an integer", is_number, false);
+  if (version == nullptr)
+    bad(path, "/context/schema_version",
+        fmt::format("missing: not an ep-bench result file, or one from before versions (expected "
+                    "{})",
+                    result_schema_version));
+  if (!version->is_number_integer() || version->get<std::int64_t>() != result_schema_version)
+    bad(path, "/context/schema_version",
+        fmt::format("version {} is not one this ep-bench reads (expected {})", version->dump(),
+                    result_schema_version));
+}
+
 }  // namespace
 
 ResultFile load_result_file(const std::string& path) {
@@ -216,6 +233,7 @@ ResultFile load_result_file(const std::string& path) {
   if (!document.is_object())
     bad(path, "", fmt::format("expected an object, found {}", describe_type(document)));
   file.context = *member(path, "", document, "context", "an object", is_object);
+  check_schema_version(path, file.context);
   const Json& benchmarks = *member(path, "", document, "benchmarks", "an array", is_array);
   std::map<std::string, std::size_t> index;
   std::vector<ResultCase> medians;
