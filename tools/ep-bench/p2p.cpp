@@ -336,6 +336,19 @@ nlohmann::ordered_json describe(const P2pOptions& o, const P2pLayout& l, const I
 
 }  // namespace
 
+namespace {
+
+// Every check run_p2p makes before it measures (Subcommand::check).
+PairLayout plan_p2p(const P2pOptions& o, const Invocation& inv) {
+  require_thread_level(o.bench, inv.thread_level_provided);
+  const PairLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
+  check_pair_world(layout, inv.world_size, {"sender(s)", "receiver(s)"}, "p2p");
+  (void)plan_cases(o);
+  return layout;
+}
+
+}  // namespace
+
 Subcommand setup_p2p(CLI::App& parent) {
   auto options = std::make_shared<P2pOptions>();
   CLI::App* app = parent.add_subcommand(
@@ -376,14 +389,14 @@ Subcommand setup_p2p(CLI::App& parent) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   app->footer(p2p_help);
-  return {app, [options] { return requested_thread_level(options->bench); },
-          [options](const Invocation& inv) { return run_p2p(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->bench); },
+                     [options](const Invocation& inv) { return run_p2p(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_p2p(*options, inv); };
+  return command;
 }
 
 int run_p2p(const P2pOptions& o, const Invocation& inv) {
-  require_thread_level(o.bench, inv.thread_level_provided);
-  const P2pLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
-  check_pair_world(layout, inv.world_size, {"sender(s)", "receiver(s)"}, "p2p");
+  const PairLayout layout = plan_p2p(o, inv);
   const std::vector<P2pCase> cases = plan_cases(o);
   const auto session = open_session(o.bench, inv);
   session->begin_run(describe(o, layout, inv), layout.rank_of(inv.world_rank, 0), layout.workers);
