@@ -5,7 +5,8 @@
       [--text TEXT ...] [--no-text TEXT ...]
       [--json FILE --schema result.schema.json] [--case NAME=STATUS ...]
       [--entries NAME ...] [--no-entries NAME ...] [--all-noisy]
-      [--csv FILE --csv-rows N] [--make KIND=FILE ...] -- ep-bench run SUITE ...
+      [--csv FILE --csv-rows N] [--make KIND=FILE ...] [--link LINK=TARGET ...]
+      -- ep-bench run SUITE ...
 
 The exit status must be --status (default 0); every TEXT must be in the
 output, the first exactly once (one rank prints). With --json, the file must
@@ -103,9 +104,18 @@ def main():
     parser.add_argument("--csv-rows", type=int)
     parser.add_argument("--make", action="append", default=[],
                         help="KIND=FILE: write a generated suite first: " + ", ".join(MADE))
+    parser.add_argument("--link", action="append", default=[],
+                        help="LINK=TARGET: a symbolic link made before the run; it must "
+                             "still be one after it")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
-    tool_test.remove_stale(args.json, args.csv)
+    links = [spec.split("=", 1)[0] for spec in args.link]
+    tool_test.remove_stale(*[p for p in (args.json, args.csv) if p not in links])
+    for spec in args.link:
+        link, target = spec.split("=", 1)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
     for spec in args.make:
         kind, path = spec.split("=", 1)
         with open(path, "w") as f:
@@ -119,6 +129,9 @@ def main():
         check_json(args)
     if args.csv:
         check_csv(args)
+    for link in links:
+        if not os.path.islink(link):
+            fail(f"{link} is no longer a symbolic link: the run replaced it")
     print("PASS")
 
 
