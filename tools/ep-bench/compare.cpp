@@ -170,7 +170,7 @@ Exit status, for CI gates:
   2  a wrong command line, or a file that cannot be used: unreadable, not
      JSON, a field of the wrong type or out of range, context.schema_version
      missing or not 1, layouts that differ without --force, filters that
-     select nothing
+     select nothing; or --json that cannot be written (path and reason)
   3  nothing to compare: a file without benchmarks or with aggregates only
      (no repetitions), or two sides without a case in common
 
