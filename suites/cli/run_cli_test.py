@@ -18,14 +18,25 @@ Two kinds of test, chosen by the options:
   run_cli_test.py --launcher L --np N --output TEXT [--output TEXT ...] -- ep-bench ...
     The same for a run that must succeed (--help, --version).
 
+Output files that are not plain files, for any kind of test:
+  --link LINK=TARGET  makes LINK a symbolic link to TARGET before the run; it
+                      must still be one after it (the run writes the target).
+  --fifo PATH         makes PATH a named pipe before the run and reads it
+                      while the run lasts; what came through must be one
+                      JSON document, or a CSV file when it starts with
+                      "case,".
+
 The launch is bounded by --timeout; on expiry its whole process group is
 killed so that no rank keeps spinning on the machine (suites/harness/
 tool_test.py, which every tool test runner shares).
 """
 
 import argparse
+import json
 import os
+import stat
 import sys
+import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
@@ -99,6 +110,54 @@ def check_success(args, code, out, err):
             fail(f"the table title '{title}' appears {titles} times, expected once")
 
 
+def make_specials(args):
+    """The links and named pipes of --link and --fifo, made afresh; returns
+    the readers of the pipes (threads collecting what comes through)."""
+    for spec in args.link:
+        link, target = spec.split("=", 1)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
+    readers = []
+    for path in args.fifo:
+        if os.path.lexists(path):
+            os.remove(path)
+        os.mkfifo(path)
+        received = []
+
+        def read(path=path, received=received):
+            with open(path) as f:  # blocks until the run opens it
+                received.append(f.read())
+
+        thread = threading.Thread(target=read, daemon=True)
+        thread.start()
+        readers.append((path, thread, received))
+    return readers
+
+
+def check_specials(args, readers):
+    for spec in args.link:
+        link = spec.split("=", 1)[0]
+        if not os.path.islink(link):
+            fail(f"{link} is no longer a symbolic link: the run replaced it")
+    for path, thread, received in readers:
+        if not os.path.lexists(path) or not stat.S_ISFIFO(os.lstat(path).st_mode):
+            fail(f"{path} is no longer a named pipe: the run replaced it")
+        if thread.is_alive():
+            # Nothing opened the pipe: open it ourselves to end the reader.
+            with open(path, "w"):
+                pass
+            thread.join(5)
+            fail(f"nothing was written to the named pipe {path}")
+        text = received[0] if received else ""
+        if text.startswith("case,"):
+            continue
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as e:
+            fail(f"what came through {path} is not one JSON document: {e}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     tool_test.add_command_arguments(parser, launcher=True)
@@ -113,11 +172,18 @@ def main():
                         help="the run must fail and print TEXT")
     parser.add_argument("--output", action="append", default=[],
                         help="the run must succeed and print TEXT")
+    parser.add_argument("--link", action="append", default=[],
+                        help="LINK=TARGET: a symbolic link made before the run")
+    parser.add_argument("--fifo", action="append", default=[],
+                        help="a named pipe made before the run and read during it")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
     if not args.fail and not args.output and not (args.json and args.schema):
         parser.error("a success test needs --json and --schema")
-    tool_test.remove_stale(args.json)
+    links = [spec.split("=", 1)[0] for spec in args.link]
+    if args.json not in links + args.fifo:
+        tool_test.remove_stale(args.json)
+    readers = make_specials(args)
 
     code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np)
     if args.fail:
@@ -129,6 +195,7 @@ def main():
         tool_test.check_output(args.output, out, err)
     else:
         check_success(args, code, out, err)
+    check_specials(args, readers)
     print("PASS")
 
 

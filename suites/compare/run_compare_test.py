@@ -3,7 +3,8 @@
 
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
-      [--timeout S] -- ep-bench compare OLD.json NEW.json ...
+      [--make KIND=FILE ...] [--link LINK=TARGET ...] [--timeout S]
+      -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
 the first exactly once; no --absent TEXT may be (the checks of
@@ -23,6 +24,40 @@ import tool_test  # noqa: E402
 from tool_test import fail  # noqa: E402
 
 VERDICTS = {"regression", "improvement", "not significant", "unchanged"}
+
+# Files too large to keep in fixtures/, written before the run (--make).
+DEPTH = 200000
+MADE = {
+    # 200 000 nested arrays in the context, followed by another member.
+    "deep-context": lambda: ('{"context": {"x": ' + "[" * DEPTH + "]" * DEPTH +
+                             ', "y": 1}, "benchmarks": []}'),
+    # ... and as an entry's label.
+    "deep-entry": lambda: ('{"context": {}, "benchmarks": [{"name": "a", "real_time": 1, '
+                           '"deep": ' + '{"a":' * DEPTH + "0" + "}" * DEPTH + "}]}"),
+}
+
+
+def make_links(specs):
+    """Symbolic links made before the run; each must still be one after."""
+    for spec in specs:
+        link, target = spec.split("=", 1)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
+
+
+def check_links(specs):
+    for spec in specs:
+        link = spec.split("=", 1)[0]
+        if not os.path.islink(link):
+            fail(f"{link} is no longer a symbolic link: the run replaced it")
+
+
+def make_files(specs):
+    for spec in specs:
+        kind, path = spec.split("=", 1)
+        with open(path, "w") as f:
+            f.write(MADE[kind]())
 
 
 def require(document, keys, where):
@@ -87,9 +122,16 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--case", action="append", default=[])
     parser.add_argument("--summary", action="append", default=[])
+    parser.add_argument("--make", action="append", default=[],
+                        help="KIND=FILE: write a generated input first: " + ", ".join(MADE))
+    parser.add_argument("--link", action="append", default=[],
+                        help="LINK=TARGET: a symbolic link made before the run")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
-    tool_test.remove_stale(args.json)
+    if args.json not in [spec.split("=", 1)[0] for spec in args.link]:
+        tool_test.remove_stale(args.json)
+    make_files(args.make)
+    make_links(args.link)
 
     code, out, err = tool_test.launch(command, args.timeout)
     tool_test.expect_status(code, args.status)
@@ -97,6 +139,7 @@ def main():
     tool_test.check_absent(args.absent, out, err)
     if args.json:
         check_json(args, out)
+    check_links(args.link)
     print("PASS")
 
 

@@ -5,7 +5,8 @@
       [--text TEXT ...] [--no-text TEXT ...]
       [--json FILE --schema result.schema.json] [--case NAME=STATUS ...]
       [--entries NAME ...] [--no-entries NAME ...] [--all-noisy]
-      [--csv FILE --csv-rows N] -- ep-bench run SUITE ...
+      [--csv FILE --csv-rows N] [--make KIND=FILE ...] [--link LINK=TARGET ...]
+      -- ep-bench run SUITE ...
 
 The exit status must be --status (default 0); every TEXT must be in the
 output, the first exactly once (one rank prints). With --json, the file must
@@ -27,6 +28,15 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 import tool_test  # noqa: E402
 from tool_test import fail  # noqa: E402
+
+# Suites too large to keep in fixtures/, written before the run (--make):
+# 200 000 nested arrays as an option's value, followed by other keys (the
+# object then grows, which copies the deep value).
+DEPTH = 200000
+MADE = {
+    "deep-suite": lambda: ('{"cases": [{"sizes": ' + "[" * DEPTH + "]" * DEPTH +
+                           ', "name": "a", "subcommand": "p2p", "impl": "mpi"}]}'),
+}
 
 CSV_HEADER = ["case", "name", "family", "impl", "ranks", "processes", "bytes", "iterations",
               "repetitions", "time_unit", "min", "median", "mean", "p90", "max", "stddev",
@@ -92,9 +102,24 @@ def main():
     parser.add_argument("--all-noisy", action="store_true")
     parser.add_argument("--csv")
     parser.add_argument("--csv-rows", type=int)
+    parser.add_argument("--make", action="append", default=[],
+                        help="KIND=FILE: write a generated suite first: " + ", ".join(MADE))
+    parser.add_argument("--link", action="append", default=[],
+                        help="LINK=TARGET: a symbolic link made before the run; it must "
+                             "still be one after it")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
-    tool_test.remove_stale(args.json, args.csv)
+    links = [spec.split("=", 1)[0] for spec in args.link]
+    tool_test.remove_stale(*[p for p in (args.json, args.csv) if p not in links])
+    for spec in args.link:
+        link, target = spec.split("=", 1)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
+    for spec in args.make:
+        kind, path = spec.split("=", 1)
+        with open(path, "w") as f:
+            f.write(MADE[kind]())
 
     code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np)
     tool_test.expect_status(code, args.status)
@@ -104,6 +129,9 @@ def main():
         check_json(args)
     if args.csv:
         check_csv(args)
+    for link in links:
+        if not os.path.islink(link):
+            fail(f"{link} is no longer a symbolic link: the run replaced it")
     print("PASS")
 
 

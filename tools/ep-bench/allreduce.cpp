@@ -53,20 +53,11 @@ CollTimes time_allreduce(Team& team, int worker, const Coll& coll, int rank, std
 
 }  // namespace
 
-Subcommand setup_allreduce(CLI::App& parent) {
-  auto options = std::make_shared<AllreduceOptions>();
-  CLI::App* app = parent.add_subcommand(
-      "allreduce", "Allreduce (MPI_INT32_T) latency and bandwidth over all ranks, by size");
-  add_coll_options(*app, options->coll);
-  app->add_option("--op", options->op, "The reduction")
-      ->check(CLI::IsMember({"sum", "max", "min"}))
-      ->capture_default_str();
-  app->footer(std::string(coll_help) + allreduce_help);
-  return {app, [options] { return requested_thread_level(options->coll.comm.bench); },
-          [options](const Invocation& inv) { return run_allreduce(*options, inv); }};
-}
+namespace {
 
-int run_allreduce(const AllreduceOptions& o, const Invocation& inv) {
+// Every check run_allreduce makes before it measures (Subcommand::check), and
+// what it plans.
+CollPlan plan_allreduce(const AllreduceOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.coll.comm.bench;
   require_thread_level(bench, inv.thread_level_provided);
   CollPlan p = plan_collective(o.coll, inv, "allreduce");
@@ -80,6 +71,30 @@ int run_allreduce(const AllreduceOptions& o, const Invocation& inv) {
   if (reduce != ReduceOp::sum) p.name_suffix = fmt::format("/op:{}", o.op);
   p.detail = fmt::format("{} on MPI_INT32_T", o.op);
   p.labels = {{"op", o.op}, {"datatype", "MPI_INT32_T"}};
+  return p;
+}
+
+}  // namespace
+
+Subcommand setup_allreduce(CLI::App& parent) {
+  auto options = std::make_shared<AllreduceOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "allreduce", "Allreduce (MPI_INT32_T) latency and bandwidth over all ranks, by size");
+  add_coll_options(*app, options->coll);
+  app->add_option("--op", options->op, "The reduction")
+      ->check(CLI::IsMember({"sum", "max", "min"}))
+      ->capture_default_str();
+  app->footer(std::string(coll_help) + allreduce_help);
+  Subcommand command{app, [options] { return requested_thread_level(options->coll.comm.bench); },
+                     [options](const Invocation& inv) { return run_allreduce(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_allreduce(*options, inv); };
+  return command;
+}
+
+int run_allreduce(const AllreduceOptions& o, const Invocation& inv) {
+  const BenchOptions& bench = o.coll.comm.bench;
+  CollPlan p = plan_allreduce(o, inv);
+  const ReduceOp reduce = parse_op(o.op);
 
   CollMeasures measures;
   measures.ep = [&](Team& team, int w, const EpColl& coll, int rank, std::int64_t bytes,

@@ -66,22 +66,36 @@ CollTimes time_barrier(Team& team, int worker, const Coll& coll, int rank, const
 
 }  // namespace
 
-Subcommand setup_barrier(CLI::App& parent) {
-  auto options = std::make_shared<BarrierOptions>();
-  CLI::App* app = parent.add_subcommand("barrier", "Barrier latency over all ranks");
-  add_comm_bench_options(*app, options->coll.comm);
-  app->footer(std::string(coll_help) + barrier_help);
-  return {app, [options] { return requested_thread_level(options->coll.comm.bench); },
-          [options](const Invocation& inv) { return run_barrier(*options, inv); }};
-}
+namespace {
 
-int run_barrier(const BarrierOptions& o, const Invocation& inv) {
+// Every check run_barrier makes before it measures (Subcommand::check), and
+// what it plans.
+CollPlan plan_barrier(const BarrierOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.coll.comm.bench;
   require_thread_level(bench, inv.thread_level_provided);
   CollPlan p = plan_collective(o.coll, inv, "barrier");
   p.sizes = {0};
   p.detail = "no data";
   p.labels = nlohmann::ordered_json::object();  // nothing beyond impl and layout
+  return p;
+}
+
+}  // namespace
+
+Subcommand setup_barrier(CLI::App& parent) {
+  auto options = std::make_shared<BarrierOptions>();
+  CLI::App* app = parent.add_subcommand("barrier", "Barrier latency over all ranks");
+  add_comm_bench_options(*app, options->coll.comm);
+  app->footer(std::string(coll_help) + barrier_help);
+  Subcommand command{app, [options] { return requested_thread_level(options->coll.comm.bench); },
+                     [options](const Invocation& inv) { return run_barrier(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_barrier(*options, inv); };
+  return command;
+}
+
+int run_barrier(const BarrierOptions& o, const Invocation& inv) {
+  const BenchOptions& bench = o.coll.comm.bench;
+  CollPlan p = plan_barrier(o, inv);
 
   CollMeasures measures;
   measures.ep = [&](Team& team, int w, const EpColl& coll, int rank, std::int64_t /*bytes*/,

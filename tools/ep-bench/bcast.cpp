@@ -69,18 +69,11 @@ CollTimes time_memcpy(Team& team, int worker, int rank, std::span<std::byte> sou
 
 }  // namespace
 
-Subcommand setup_bcast(CLI::App& parent) {
-  auto options = std::make_shared<BcastOptions>();
-  CLI::App* app = parent.add_subcommand(
-      "bcast", "Broadcast latency and bandwidth over all ranks, by message size");
-  add_coll_options(*app, options->coll);
-  app->add_option("--root", options->root, "Rank whose buffer is broadcast")->capture_default_str();
-  app->footer(std::string(coll_help) + bcast_help);
-  return {app, [options] { return requested_thread_level(options->coll.comm.bench); },
-          [options](const Invocation& inv) { return run_bcast(*options, inv); }};
-}
+namespace {
 
-int run_bcast(const BcastOptions& o, const Invocation& inv) {
+// Every check run_bcast makes before it measures (Subcommand::check), and
+// what it plans.
+CollPlan plan_bcast(const BcastOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.coll.comm.bench;
   require_thread_level(bench, inv.thread_level_provided);
   CollPlan p = plan_collective(o.coll, inv, "bcast");
@@ -93,6 +86,27 @@ int run_bcast(const BcastOptions& o, const Invocation& inv) {
   p.reference =
       p.layout.impl == Impl::ep && p.layout.per_process.size() == 1 && p.layout.total >= 2;
   p.labels = {{"root", p.root}, {"datatype", "MPI_BYTE"}, {"memcpy_reference", p.reference}};
+  return p;
+}
+
+}  // namespace
+
+Subcommand setup_bcast(CLI::App& parent) {
+  auto options = std::make_shared<BcastOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "bcast", "Broadcast latency and bandwidth over all ranks, by message size");
+  add_coll_options(*app, options->coll);
+  app->add_option("--root", options->root, "Rank whose buffer is broadcast")->capture_default_str();
+  app->footer(std::string(coll_help) + bcast_help);
+  Subcommand command{app, [options] { return requested_thread_level(options->coll.comm.bench); },
+                     [options](const Invocation& inv) { return run_bcast(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_bcast(*options, inv); };
+  return command;
+}
+
+int run_bcast(const BcastOptions& o, const Invocation& inv) {
+  const BenchOptions& bench = o.coll.comm.bench;
+  CollPlan p = plan_bcast(o, inv);
 
   CollMeasures measures;
   measures.ep = [&](Team& team, int w, const EpColl& coll, int rank, std::int64_t bytes,

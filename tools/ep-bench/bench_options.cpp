@@ -4,11 +4,13 @@
 #include <mpi.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include "mpi_check.hpp"
+#include "output_file.hpp"
 #include "provenance.hpp"
 #include "subcommand.hpp"
 
@@ -42,6 +44,19 @@ Impl BenchOptions::parsed_impl() const {
   return Impl::ep;
 }
 
+CLI::Validator finite_range(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& input) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(input.c_str(), &end);
+        // Not a number at all: CLI11's conversion says so in its own words.
+        if (input.empty() || end != input.c_str() + input.size()) return {};
+        if (std::isfinite(value) && value >= min && value <= max) return {};
+        return fmt::format("{}: expected a finite number from {} to {}", input, min, max);
+      },
+      fmt::format("FLOAT in [{} - {}]", min, max));
+}
+
 void add_bench_options(CLI::App& app, BenchOptions& o) {
   app.add_option("--impl", o.impl,
                  "Who plays the ranks: ep (libep endpoints, one std::thread each), mpi (one "
@@ -60,7 +75,7 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
       ->capture_default_str();
   app.add_option("--min-time", o.min_time,
                  "Seconds one repetition should last when --iterations is not given")
-      ->check(CLI::Range(1e-6, 3600.0))
+      ->check(finite_range(1e-6, 3600.0))
       ->capture_default_str();
   app.add_option("--json", o.json_path,
                  "Write results as JSON to FILE ('-': stdout, and the tables go to stderr)")
@@ -74,12 +89,12 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
                  "End the job with a report of the ranks that fell behind when a case makes no "
                  "progress for SECONDS (0: never; keep it above the longest repetition)")
       ->type_name("SECONDS")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   app.add_option("--noise-threshold", o.noise_threshold,
                  "Mark a case noisy when (p90 - min) / median of its repetitions exceeds this "
                  "(0: never)")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   app.add_flag("--validate", o.validate,
                "Check payloads after each message size (outside the timed region)");
@@ -115,18 +130,21 @@ namespace ep::bench {
 
 void check_output_path(const std::string& path, int world_rank, std::string_view option) {
   int writable = 1;
-  std::string reason;
+  std::string problem;
   if (world_rank == 0 && !path.empty() && path != "-") {
-    // Appending creates the file if needed and leaves an old one intact
-    // until the results replace it.
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) {
+    // Nothing is created or opened: a pipe would take the open as its
+    // reader's whole input, and a failed run should leave no empty file.
+    const OutputTarget target = resolve_output(path);
+    if (const std::string reason = output_problem(target); !reason.empty()) {
       writable = 0;
-      reason = std::strerror(errno);
+      problem = fmt::format("{}: cannot write {}: {}", option, describe_output(target), reason);
     }
   }
   tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (!writable) throw UsageError(fmt::format("{}: cannot write '{}': {}", option, path, reason));
+  // The reason is rank 0's; every rank throws, only rank 0 prints.
+  if (!writable)
+    throw UsageError(problem.empty() ? fmt::format("{}: cannot write '{}'", option, path)
+                                     : problem);
 }
 
 }  // namespace ep::bench

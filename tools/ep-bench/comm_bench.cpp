@@ -89,6 +89,12 @@ CommLayout plan_comm_layout(const CommBenchOptions& o, const Invocation& inv, in
   return l;
 }
 
+CommLayout plan_comm_run(const CommBenchOptions& o, const Invocation& inv, int minimum_ranks,
+                         const std::string& subcommand) {
+  require_thread_level(o.bench, inv.thread_level_provided);
+  return plan_comm_layout(o, inv, minimum_ranks, subcommand);
+}
+
 std::vector<Parent> make_parents(const CommLayout& l) {
   std::vector<Parent> parents(static_cast<std::size_t>(l.workers));
   if (l.impl == Impl::mpi) {

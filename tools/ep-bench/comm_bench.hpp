@@ -51,6 +51,11 @@ struct CommLayout {
   int max_per_process() const;
 };
 
+/// The thread level and the layout of a communicator benchmark: every check
+/// its run makes before measuring (also its Subcommand::check).
+CommLayout plan_comm_run(const CommBenchOptions& o, const Invocation& inv, int minimum_ranks,
+                         const std::string& subcommand);
+
 /// Checks the options against the job; throws UsageError (on every rank
 /// alike) with what to change. `minimum_ranks`: what the pattern needs.
 CommLayout plan_comm_layout(const CommBenchOptions& o, const Invocation& inv, int minimum_ranks,

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "bench_options.hpp"
 #include "comparison.hpp"
 #include "report.hpp"
 #include "result_file.hpp"
@@ -24,6 +25,39 @@ using results::Counts;
 using results::load_result_file;
 using results::ResultFile;
 using results::ResultFileError;
+
+/// Exit status when the files hold nothing to compare: a file without
+/// benchmarks or without repetitions, or two files without a case in
+/// common. A CI gate must not pass a benchmark job that measured nothing.
+constexpr int exit_nothing_compared = 3;
+
+class NothingToCompare : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A file that compare cannot judge: no benchmarks, or aggregates only.
+void require_repetitions(const ResultFile& file) {
+  if (!file.cases.empty()) return;
+  if (file.median_only.empty())
+    throw NothingToCompare(
+        fmt::format("{}: no benchmarks: the file holds no measurement", file.path));
+  throw NothingToCompare(fmt::format(
+      "{}: no repetitions, only aggregates of {} case{}: the U test needs the repetitions",
+      file.path, file.median_only.size(), file.median_only.size() == 1 ? "" : "s"));
+}
+
+// Two sides without a case in common: nothing was compared, which must not
+// read as "no regression".
+void require_pairs(const std::vector<Comparison>& comparisons) {
+  for (const Comparison& c : comparisons) {
+    if (!c.cases.empty()) continue;
+    throw NothingToCompare(fmt::format(
+        "{} and {} have no case in common ({} only in the first, {} only in the second): "
+        "nothing was compared",
+        c.old_side.name, c.new_side.name, c.only_old.size(), c.only_new.size()));
+  }
+}
 
 // All comparisons first: a layout error must come before any output.
 std::vector<Comparison> compare_files(const std::vector<ResultFile>& files,
@@ -81,8 +115,10 @@ int compare_all(const CompareOptions& o) {
   const bool within = within_one_file(o);
   std::vector<ResultFile> files;
   for (const auto& path : o.files) files.push_back(load_result_file(path));
+  for (const ResultFile& file : files) require_repetitions(file);
   const std::vector<Comparison> comparisons =
       within ? compare_within(files[0], o) : compare_files(files, o);
+  require_pairs(comparisons);
 
   std::FILE* out = o.json_path == "-" ? stderr : stdout;
   Counts total;
@@ -126,7 +162,17 @@ a message rate. A regression is slower by more than --threshold with
 p < --alpha; any regression makes the exit status 1. Fewer than 5
 repetitions on a side can hardly reach significance: compare warns.
 Files whose layouts differ (processes, ranks, endpoints or threads per
-process) are refused with status 2 unless --force; so are unreadable files.
+process) are refused with status 2 unless --force.
+
+Exit status, for CI gates:
+  0  compared, no regression
+  1  at least one regression
+  2  a wrong command line, or a file that cannot be used: unreadable, not
+     JSON, a field of the wrong type or out of range, context.schema_version
+     missing or not 1, layouts that differ without --force, filters that
+     select nothing; or --json that cannot be written (path and reason)
+  3  nothing to compare: a file without benchmarks or with aggregates only
+     (no repetitions), or two sides without a case in common
 
 Within one file (--baseline and --contender): the cases one filter selects
 against those the other selects, with the same statistics, e.g. endpoints
@@ -153,10 +199,10 @@ Subcommand setup_compare(CLI::App& parent) {
       ->required();
   app->add_option("--threshold", options->settings.threshold,
                   "Percent change of the median time that counts as a change")
-      ->check(CLI::Range(0.0, 1000.0))
+      ->check(finite_range(0.0, 1000.0))
       ->capture_default_str();
   app->add_option("--alpha", options->settings.alpha, "Significance level of the U test")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_range(0.0, 1.0))
       ->capture_default_str();
   app->add_option("--json", options->json_path,
                   "Write the differences as JSON to FILE ('-': stdout)");
@@ -186,6 +232,9 @@ int run_compare(const CompareOptions& options) {
   } catch (const ResultFileError& e) {
     fmt::print(stderr, "ep-bench compare: {}\n", e.what());
     return exit_usage;
+  } catch (const NothingToCompare& e) {
+    fmt::print(stderr, "ep-bench compare: {}\n", e.what());
+    return exit_nothing_compared;
   }
 }
 

@@ -27,8 +27,10 @@ Subcommand setup_compare(CLI::App& parent);
 
 /// Compares the files (or, with a baseline and contenders, cases within one
 /// file) and prints the differences. Returns 0, 1 when a case got
-/// significantly slower beyond the threshold, 2 for unreadable files,
-/// layouts that differ without --force, or filters that select nothing.
+/// significantly slower beyond the threshold, 2 for unreadable files (or of
+/// another schema_version), layouts that differ without --force, or filters
+/// that select nothing, 3 when there is nothing to compare (a file without
+/// repetitions, sides without a case in common).
 /// Not collective: MPI is not started.
 int run_compare(const CompareOptions& options);
 

@@ -43,20 +43,29 @@ PairTimes time_dup(Team& team, int w, const Parent& parent, int rank, int total,
 
 }  // namespace
 
+namespace {
+
+CommLayout plan_dup(const DupOptions& o, const Invocation& inv) {
+  return plan_comm_run(o.comm, inv, 1, "dup");
+}
+
+}  // namespace
+
 Subcommand setup_dup(CLI::App& parent) {
   auto options = std::make_shared<DupOptions>();
   CLI::App* app = parent.add_subcommand(
       "dup", "Time to duplicate a communicator and to free the duplicate, cold and warm");
   add_comm_bench_options(*app, options->comm);
   app->footer(dup_help);
-  return {app, [options] { return requested_thread_level(options->comm.bench); },
-          [options](const Invocation& inv) { return run_dup(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->comm.bench); },
+                     [options](const Invocation& inv) { return run_dup(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_dup(*options, inv); };
+  return command;
 }
 
 int run_dup(const DupOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
-  require_thread_level(bench, inv.thread_level_provided);
-  const CommLayout layout = plan_comm_layout(o.comm, inv, 1, "dup");
+  const CommLayout layout = plan_dup(o, inv);
   const auto session = open_session(bench, inv);
   const nlohmann::ordered_json labels = nlohmann::ordered_json::object();
   session->begin_run(describe_comm_run("dup", layout, bench, inv, labels), layout.first_rank,

@@ -120,6 +120,14 @@ void add_groups_option(CLI::App& app, std::string& scheme) {
       ->capture_default_str();
 }
 
+namespace {
+
+CommLayout plan_intercomm(const IntercommOptions& o, const Invocation& inv) {
+  return plan_comm_run(o.comm, inv, 2, "intercomm");
+}
+
+}  // namespace
+
 Subcommand setup_intercomm(CLI::App& parent) {
   auto options = std::make_shared<IntercommOptions>();
   CLI::App* app = parent.add_subcommand(
@@ -143,14 +151,15 @@ Subcommand setup_intercomm(CLI::App& parent) {
           "SIZES"))
       ->capture_default_str();
   app->footer(intercomm_help);
-  return {app, [options] { return requested_thread_level(options->comm.bench); },
-          [options](const Invocation& inv) { return run_intercomm(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->comm.bench); },
+                     [options](const Invocation& inv) { return run_intercomm(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_intercomm(*options, inv); };
+  return command;
 }
 
 int run_intercomm(const IntercommOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
-  require_thread_level(bench, inv.thread_level_provided);
-  const CommLayout layout = plan_comm_layout(o.comm, inv, 2, "intercomm");
+  const CommLayout layout = plan_intercomm(o, inv);
   const auto has = [&](const char* t) {
     return std::find(o.tests.begin(), o.tests.end(), t) != o.tests.end();
   };

@@ -124,6 +124,11 @@ int ep_bench(int argc, char** argv) {
       "mpirun.",
       "ep-bench"};
   app.require_subcommand(1);
+  app.footer(
+      "\nExit status: 0 done; 1 wrong data (--validate), a failed case of a suite, or an output "
+      "file (--json, --csv) that could not be written, said at the end with its path and the "
+      "reason; 2 a command line, suite file or job that cannot run (nothing was measured). "
+      "compare: 1 a regression, 2 unusable input, 3 nothing to compare (see compare --help).");
   app.set_version_flag("--version",
                        std::string("ep-bench ") + ep::version() + " (" + ep::git_revision() + ")");
   std::vector<ep::bench::Subcommand> commands = subcommands(app);

@@ -53,6 +53,14 @@ PairTimes time_merge(Team& team, int w, const Parent& parent, const GroupSeat& s
 
 }  // namespace
 
+namespace {
+
+CommLayout plan_merge(const MergeOptions& o, const Invocation& inv) {
+  return plan_comm_run(o.comm, inv, 2, "merge");
+}
+
+}  // namespace
+
 Subcommand setup_merge(CLI::App& parent) {
   auto options = std::make_shared<MergeOptions>();
   CLI::App* app = parent.add_subcommand(
@@ -60,14 +68,15 @@ Subcommand setup_merge(CLI::App& parent) {
   add_comm_bench_options(*app, options->comm);
   add_groups_option(*app, options->groups);
   app->footer(merge_help);
-  return {app, [options] { return requested_thread_level(options->comm.bench); },
-          [options](const Invocation& inv) { return run_merge(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->comm.bench); },
+                     [options](const Invocation& inv) { return run_merge(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_merge(*options, inv); };
+  return command;
 }
 
 int run_merge(const MergeOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
-  require_thread_level(bench, inv.thread_level_provided);
-  const CommLayout layout = plan_comm_layout(o.comm, inv, 2, "merge");
+  const CommLayout layout = plan_merge(o, inv);
   const auto session = open_session(bench, inv);
   const nlohmann::ordered_json labels = {{"groups", o.groups}};
   session->begin_run(describe_comm_run("merge", layout, bench, inv, labels), layout.first_rank,

@@ -33,9 +33,9 @@ receive; sender i talks only to receiver k+i. mpirun -np must match:
   --impl mpi-threads --placement intra   -np 1: 2k threads share one MPI rank and
                                                 talk through MPI self-messages
   --impl mpi-threads --placement inter   -np 2: k threads per process
-  --impl mpi         (either placement)  -np 2k: one rank per process, so pairs
-                                                always span processes; results
-                                                are labelled "inter"
+  --impl mpi         --placement inter   -np 2k: one rank per process, so pairs
+                                                always span processes (intra is
+                                                refused; inter is the default)
 Every endpoint or rank is driven by its own thread (the main thread is one).
 Open MPI binds each process to one core by default: where a process hosts
 several threads, add --bind-to none to mpirun (ep-bench warns otherwise).
@@ -336,6 +336,19 @@ nlohmann::ordered_json describe(const P2pOptions& o, const P2pLayout& l, const I
 
 }  // namespace
 
+namespace {
+
+// Every check run_p2p makes before it measures (Subcommand::check).
+PairLayout plan_p2p(const P2pOptions& o, const Invocation& inv) {
+  require_thread_level(o.bench, inv.thread_level_provided);
+  const PairLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
+  check_pair_world(layout, inv.world_size, {"sender(s)", "receiver(s)"}, "p2p");
+  (void)plan_cases(o);
+  return layout;
+}
+
+}  // namespace
+
 Subcommand setup_p2p(CLI::App& parent) {
   auto options = std::make_shared<P2pOptions>();
   CLI::App* app = parent.add_subcommand(
@@ -353,9 +366,8 @@ Subcommand setup_p2p(CLI::App& parent) {
       "SIZES");
   app->add_option("--placement", options->placement,
                   "intra: both ends of each pair in one process; inter: senders in process 0, "
-                  "receivers in process 1")
-      ->check(CLI::IsMember({"intra", "inter"}))
-      ->capture_default_str();
+                  "receivers in process 1 (default: intra, and inter for --impl mpi)")
+      ->check(CLI::IsMember({"intra", "inter"}));
   app->add_option("--pairs", options->pairs, "Pairs of ranks talking at once")
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
@@ -377,14 +389,14 @@ Subcommand setup_p2p(CLI::App& parent) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   app->footer(p2p_help);
-  return {app, [options] { return requested_thread_level(options->bench); },
-          [options](const Invocation& inv) { return run_p2p(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->bench); },
+                     [options](const Invocation& inv) { return run_p2p(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_p2p(*options, inv); };
+  return command;
 }
 
 int run_p2p(const P2pOptions& o, const Invocation& inv) {
-  require_thread_level(o.bench, inv.thread_level_provided);
-  const P2pLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
-  check_pair_world(layout, inv.world_size, {"sender(s)", "receiver(s)"}, "p2p");
+  const PairLayout layout = plan_p2p(o, inv);
   const std::vector<P2pCase> cases = plan_cases(o);
   const auto session = open_session(o.bench, inv);
   session->begin_run(describe(o, layout, inv), layout.rank_of(inv.world_rank, 0), layout.workers);

@@ -14,7 +14,7 @@ namespace ep::bench {
 
 struct P2pOptions {
   BenchOptions bench;
-  std::string placement = "intra";
+  std::string placement;  ///< intra, inter; "": intra, or inter for --impl mpi
   int pairs = 1;
   std::string sizes = "1:4M:x2";
   std::string msgrate_sizes = "8";

@@ -11,7 +11,14 @@ PairLayout plan_pair_layout(Impl impl, int pairs, const std::string& placement) 
   PairLayout l;
   l.impl = impl;
   l.pairs = pairs;
-  l.intra = placement == "intra" && impl != Impl::mpi;
+  // One rank per MPI process: the ends of a pair cannot share a process, and
+  // measuring inter-process messages under the name intra would mislead.
+  if (impl == Impl::mpi && placement == "intra")
+    throw UsageError(
+        "--impl mpi --placement intra: plain MPI processes hold one rank each, so the two ends "
+        "of a pair are always in different processes; leave out --placement (inter), or use "
+        "--impl ep or mpi-threads for both ends in one process");
+  l.intra = placement.empty() ? impl != Impl::mpi : placement == "intra";
   if (impl == Impl::mpi) {
     l.processes = 2 * pairs;
     l.workers = 1;

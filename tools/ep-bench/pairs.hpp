@@ -29,7 +29,8 @@ struct PairLayout {
   int peer_of(int rank) const { return (rank + pairs) % (2 * pairs); }
 };
 
-/// The layout of --impl, --pairs and --placement (intra is ignored for mpi).
+/// The layout of --impl, --pairs and --placement ("": intra, inter for mpi).
+/// Throws UsageError for --impl mpi --placement intra, which cannot be.
 PairLayout plan_pair_layout(Impl impl, int pairs, const std::string& placement);
 
 /// Throws UsageError unless the job has the layout's number of processes,

@@ -3,14 +3,12 @@
 #include <fmt/core.h>
 
 #include <array>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iostream>
 #include <stdexcept>
 #include <utility>
+
+#include "output_file.hpp"
 
 namespace ep::bench {
 
@@ -99,23 +97,7 @@ Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
 }
 
 void write_json(const std::string& path, const nlohmann::ordered_json& document) {
-  const std::string text = document.dump(2) + "\n";
-  if (path == "-") {
-    std::cout << text << std::flush;
-    return;
-  }
-  // Beside the target, so that the rename stays within one file system.
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    if (file) file << text;
-    if (!file.flush())
-      throw std::runtime_error(
-          fmt::format("cannot write --json '{}': {}", temporary, std::strerror(errno)));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(
-        fmt::format("cannot rename '{}' to '{}': {}", temporary, path, std::strerror(errno)));
+  write_output("--json", path, document.dump(2) + "\n");
 }
 
 void Table::print_title(std::string_view title) const {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "result_file.hpp"
 #include "stats.hpp"
 
 namespace ep::bench {
@@ -25,8 +26,7 @@ using results::noise_hint;
 using results::summarize;
 using results::Summary;
 
-/// The version of the result file layout (tools/ep-bench/result.schema.json).
-inline constexpr int result_schema_version = 1;
+using results::result_schema_version;
 
 /// One repetition, already reduced over ranks (its time is the slowest rank's).
 struct Repetition {
@@ -60,10 +60,9 @@ std::optional<Summary> summarize_metric(const Series& series,
 Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
                      double noise_threshold = default_noise_threshold);
 
-/// Writes {"context": ..., "benchmarks": ...} to path ("-": stdout). A file
-/// is replaced atomically (written beside it, then renamed), so a reader or a
-/// crash never sees half of it. Throws std::runtime_error if it cannot be
-/// written.
+/// Writes a JSON document to path ("-": stdout) as write_output does
+/// (output_file.hpp: links followed, files replaced atomically, devices and
+/// pipes written in place). Throws OutputError naming the path and why.
 void write_json(const std::string& path, const nlohmann::ordered_json& document);
 
 /// A right-aligned text table, printed row by row as results arrive.

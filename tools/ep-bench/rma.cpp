@@ -43,8 +43,8 @@ ranks k..2k-1 targets; origin i works on target k+i only. mpirun -np must match:
                                                 one MPI window (each pair its own
                                                 region), targeting their own rank
   --impl mpi-threads --placement inter   -np 2: k threads per process
-  --impl mpi         (either placement)  -np 2k: one rank per process; results
-                                                are labelled "inter"
+  --impl mpi         --placement inter   -np 2k: one rank per process (intra
+                                                is refused; inter is the default)
 Every endpoint or rank is driven by its own thread. Add --bind-to none to
 mpirun where a process hosts several threads.
 
@@ -639,6 +639,35 @@ nlohmann::ordered_json describe_rma(const RmaOptions& o, const RmaLayout& l,
 
 using namespace rma_bench;
 
+namespace {
+
+// Every check run_rma makes before it measures (Subcommand::check).
+PairLayout plan_rma(const RmaOptions& o, const Invocation& inv) {
+  require_thread_level(o.bench, inv.thread_level_provided);
+  const PairLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
+  check_pair_world(layout, inv.world_size, {"origin(s)", "target(s)"}, "rma");
+  const bool create_test = wants(o.tests, "create");
+  if (create_test && layout.impl == Impl::mpi_threads)
+    throw UsageError(
+        "--test create compares --impl ep with --impl mpi; threads sharing one MPI rank cannot "
+        "make a window of threads");
+#ifdef OPEN_MPI
+  // Open MPI 4.1.4's MPI_Win_create fails with MPI_ERR_WIN on a communicator
+  // of one process (seen here and in the harness's plain-MPI references):
+  // the baseline cannot run, so say so instead of aborting.
+  if (layout.impl != Impl::ep && layout.processes == 1 && o.window_kind == "create" &&
+      !cases_need_no_window(o))
+    throw UsageError(
+        "--window-kind create: Open MPI's MPI_Win_create fails on a communicator of one "
+        "process, which --impl mpi-threads --placement intra needs; use --window-kind allocate "
+        "or --placement inter");
+#endif
+  (void)plan_rma_cases(o, layout.impl);
+  return layout;
+}
+
+}  // namespace
+
 Subcommand setup_rma(CLI::App& parent) {
   auto options = std::make_shared<RmaOptions>();
   CLI::App* app = parent.add_subcommand(
@@ -684,9 +713,8 @@ Subcommand setup_rma(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--placement", options->placement,
                   "intra: both ends of each pair in one process; inter: origins in process 0, "
-                  "targets in process 1")
-      ->check(CLI::IsMember({"intra", "inter"}))
-      ->capture_default_str();
+                  "targets in process 1 (default: intra, and inter for --impl mpi)")
+      ->check(CLI::IsMember({"intra", "inter"}));
   app->add_option("--pairs", options->pairs, "Origin/target pairs working at once")
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
@@ -708,31 +736,16 @@ Subcommand setup_rma(CLI::App& parent) {
       ->check(one_size)
       ->capture_default_str();
   app->footer(rma_help);
-  return {app, [options] { return requested_thread_level(options->bench); },
-          [options](const Invocation& inv) { return run_rma(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->bench); },
+                     [options](const Invocation& inv) { return run_rma(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_rma(*options, inv); };
+  return command;
 }
 
 int run_rma(const RmaOptions& o, const Invocation& inv) {
-  require_thread_level(o.bench, inv.thread_level_provided);
-  const RmaLayout layout = plan_pair_layout(o.bench.parsed_impl(), o.pairs, o.placement);
-  check_pair_world(layout, inv.world_size, {"origin(s)", "target(s)"}, "rma");
-  const bool create_test = wants(o.tests, "create");
-  if (create_test && layout.impl == Impl::mpi_threads)
-    throw UsageError(
-        "--test create compares --impl ep with --impl mpi; threads sharing one MPI rank cannot "
-        "make a window of threads");
-#ifdef OPEN_MPI
-  // Open MPI 4.1.4's MPI_Win_create fails with MPI_ERR_WIN on a communicator
-  // of one process (seen here and in the harness's plain-MPI references):
-  // the baseline cannot run, so say so instead of aborting.
-  if (layout.impl != Impl::ep && layout.processes == 1 && o.window_kind == "create" &&
-      !cases_need_no_window(o))
-    throw UsageError(
-        "--window-kind create: Open MPI's MPI_Win_create fails on a communicator of one "
-        "process, which --impl mpi-threads --placement intra needs; use --window-kind allocate "
-        "or --placement inter");
-#endif
+  const PairLayout layout = plan_rma(o, inv);
   const std::vector<RmaCase> cases = plan_rma_cases(o, layout.impl);
+  const bool create_test = wants(o.tests, "create");
   const auto session = open_session(o.bench, inv);
   session->begin_run(describe_rma(o, layout, inv), layout.rank_of(inv.world_rank, 0),
                      layout.workers);

@@ -20,7 +20,7 @@ struct RmaOptions {
   std::vector<std::string> tests = {"latency"};
   std::vector<std::string> syncs = {"flush"};
   std::string window_kind = "allocate";
-  std::string placement = "intra";
+  std::string placement;  ///< intra, inter; "": intra, or inter for --impl mpi
   int pairs = 1;
   std::string sizes = "1:4M:x2";
   std::string atomic_bytes = "auto";

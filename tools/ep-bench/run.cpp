@@ -35,8 +35,14 @@ another number of processes are skipped with a message (an error with
 --only-exact-np so that the cases for any job run once (scripts/bench.sh
 does this).
 
+Every case is checked before any runs, as its subcommand would check it
+(a case for another process count against that count): a case that cannot
+run (options its subcommand refuses together, a layout its "processes" or
+this job cannot give) stops the suite before it starts.
+
 Exit status: 0 every case ran and passed; 1 some case failed (wrong data
-with --validate, or a case that could not run); 2 the suite file or the
+with --validate) or --json/--csv could not be written (said at the end,
+with the path and the reason); 2 the suite file, one of its cases or the
 command line is wrong (nothing ran).
 
 Examples:
@@ -218,6 +224,36 @@ int run_case(const PreparedCase& c, const Invocation& inv, Session& session, std
   }
 }
 
+// Every case, checked as its subcommand checks its options when it starts
+// (Subcommand::check), before any case runs: a case that cannot run would
+// otherwise be found after the cases before it, leaving the suite half
+// done. A case for another process count is checked against that count,
+// since a suite is run once per count. With --only-exact-np the cases for
+// any job belong to the suite's main job, which checks them. Returns one
+// message per case that cannot run, naming it.
+std::vector<std::string> check_cases(const PreparedSuite& p, const RunOptions& o,
+                                     const Invocation& inv) {
+  std::vector<std::string> problems;
+  for (const auto& c : p.cases) {
+    if (!c.command.check || (o.only_exact_np && !c.spec->processes)) continue;
+    Invocation job = inv;
+    job.world_rank = 0;  // what a case needs does not depend on the rank
+    const bool elsewhere = c.spec->processes && *c.spec->processes != inv.world_size;
+    if (elsewhere) job.world_size = *c.spec->processes;
+    try {
+      c.command.check(job);
+    } catch (const UsageError& e) {
+      problems.push_back(
+          fmt::format("{}: {}: case '{}'{}: {}", p.suite.file, c.spec->pointer, c.spec->name,
+                      elsewhere ? fmt::format(" (\"processes\": {})", job.world_size)
+                                : fmt::format(" (on this job's {} process{})", inv.world_size,
+                                              inv.world_size == 1 ? "" : "es"),
+                      e.what()));
+    }
+  }
+  return problems;
+}
+
 int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv) {
   const bool writer = inv.world_rank == 0;
   if (!p.error.empty()) {
@@ -234,6 +270,14 @@ int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv
       ++elsewhere;
     else
       runnable.push_back(&c);
+  }
+  if (const auto problems = check_cases(p, o, inv); !problems.empty()) {
+    if (writer) {
+      for (const auto& problem : problems) fmt::print(stderr, "ep-bench run: {}\n", problem);
+      fmt::print(stderr, "ep-bench run: {} case{} of {} cannot run as written; nothing ran\n",
+                 problems.size(), problems.size() == 1 ? "" : "s", p.suite.file);
+    }
+    return exit_usage;
   }
   if (o.strict && !skipped.empty())
     throw UsageError(fmt::format("--strict: {}", skipped.front().second));
@@ -288,7 +332,7 @@ int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv
                elsewhere == 0
                    ? std::string()
                    : fmt::format(", {} left to a job of any size (--only-exact-np)", elsewhere));
-  return failed == 0 ? 0 : exit_failed;
+  return failed == 0 && !session->write_failed() ? 0 : exit_failed;
 }
 
 }  // namespace
@@ -313,11 +357,11 @@ Subcommand setup_run(CLI::App& parent, SubcommandRegistry registry) {
   app->add_option("--watchdog", options->watchdog,
                   "End the job with a report when a case makes no progress for SECONDS (0: never)")
       ->type_name("SECONDS")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   app->add_option("--noise-threshold", options->noise_threshold,
                   "Mark a result noisy when (p90 - min) / median of its repetitions exceeds this")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   app->add_flag("--strict", options->strict,
                 "Fail (status 2, before running anything) when a case needs another number of "

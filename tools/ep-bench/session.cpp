@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "mpi_check.hpp"
+#include "output_file.hpp"
 #include "provenance.hpp"
 
 namespace ep::bench {
@@ -67,17 +68,15 @@ Session::Session(const SessionSettings& settings, const Invocation& inv)
   check_output_path(settings.csv_path, inv.world_rank, "--csv");
   document_ = {{"context", nlohmann::ordered_json::object()},
                {"benchmarks", nlohmann::ordered_json::array()}};
-  if (writer_ && !settings.csv_path.empty()) {
-    if (settings.csv_path == "-") {
-      csv_text_ = csv_header;
-    } else {
-      csv_ = std::fopen(settings.csv_path.c_str(), "w");
-      if (csv_ == nullptr)
-        throw std::runtime_error(
-            fmt::format("cannot write --csv '{}': {}", settings.csv_path, std::strerror(errno)));
-      std::fputs(csv_header, csv_);
-      std::fflush(csv_);
-    }
+  if (writer_) {
+    // A pipe or a device cannot be rewritten as results come: it gets the
+    // files once, at the end, as stdout does.
+    const auto at_end = [](const std::string& path) {
+      return path == "-" || (!path.empty() && !resolve_output(path).replaceable);
+    };
+    json_at_end_ = at_end(settings.json_path);
+    csv_at_end_ = at_end(settings.csv_path);
+    if (!settings.csv_path.empty()) csv_text_ = csv_header;
   }
   watchdog_ = std::make_unique<Watchdog>(settings.watchdog, inv.world_rank, inv.world_size,
                                          [this](const std::string& report) {
@@ -87,7 +86,6 @@ Session::Session(const SessionSettings& settings, const Invocation& inv)
 
 Session::~Session() {
   watchdog_.reset();  // the monitor may call record_stall until it is joined
-  if (csv_ != nullptr) std::fclose(csv_);
 }
 
 void Session::progress(std::string_view text) { progress_.show(text); }
@@ -195,7 +193,7 @@ Noise Session::add(const Series& series) {
 int Session::end_run(int status) {
   watchdog_->unwatch();
   if (!suite_) finish();
-  return status;
+  return status == 0 && write_failed_ ? exit_failed : status;
 }
 
 void Session::finish() {
@@ -210,13 +208,15 @@ void Session::finish() {
                noise_hint);
     std::fflush(table_out_);
   }
-  if (settings_.json_path == "-") {
-    std::lock_guard lock(mutex_);
-    write_json("-", document_);
-  } else {
-    write_json_file();
+  write_json_file(true);
+  write_csv_file(true);
+  // Said last, where a reader of the log looks: the results above are not
+  // all in the file.
+  for (const std::string* error : {&json_error_, &csv_error_}) {
+    if (error->empty()) continue;
+    fmt::print(stderr, "{}: {}\n", tools::program_name(), *error);
+    write_failed_ = true;
   }
-  if (!csv_text_.empty()) std::cout << csv_text_ << std::flush;
 }
 
 void Session::record_stall(const std::string& report) {
@@ -233,14 +233,31 @@ void Session::record_stall(const std::string& report) {
   write_json_file();
 }
 
-void Session::write_json_file() {
-  if (!writer_ || settings_.json_path.empty() || settings_.json_path == "-") return;
+void Session::write_json_file(bool last) {
+  if (!writer_ || settings_.json_path.empty() || (json_at_end_ && !last)) return;
   std::lock_guard lock(mutex_);
-  write_json(settings_.json_path, document_);
+  // A failed rewrite leaves the last complete file; only the state after
+  // the last write is reported (finish).
+  try {
+    write_json(settings_.json_path, document_);
+    json_error_.clear();
+  } catch (const OutputError& e) {
+    json_error_ = e.what();
+  }
+}
+
+void Session::write_csv_file(bool last) {
+  if (!writer_ || settings_.csv_path.empty() || (csv_at_end_ && !last)) return;
+  try {
+    write_output("--csv", settings_.csv_path, csv_text_);
+    csv_error_.clear();
+  } catch (const OutputError& e) {
+    csv_error_ = e.what();
+  }
 }
 
 void Session::write_csv_row(const Series& s, const Summary& time, const Noise& noise) {
-  if (csv_ == nullptr && csv_text_.empty()) return;
+  if (settings_.csv_path.empty()) return;
   const auto label = [&](const char* key) {
     if (!s.labels.contains(key)) return std::string();
     const auto& v = s.labels[key];
@@ -250,7 +267,7 @@ void Session::write_csv_row(const Series& s, const Summary& time, const Noise& n
     const auto summary = summarize_metric(s, metric);
     return summary ? std::optional<double>(summary->median) : std::nullopt;
   };
-  const std::string row = fmt::format(
+  csv_text_ += fmt::format(
       "{},{},{},{},{},{},{},{},{},us,{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{:.4f},{},{}"
       "\n",
       csv_cell(label("case")), csv_cell(s.name), csv_cell(s.family), csv_cell(label("impl")),
@@ -259,12 +276,7 @@ void Session::write_csv_row(const Series& s, const Summary& time, const Noise& n
       csv_number(median(&Repetition::bytes_per_second)),
       csv_number(median(&Repetition::items_per_second)), noise.spread, noise.noisy,
       s.validation_errors ? std::to_string(*s.validation_errors) : std::string());
-  if (csv_ == nullptr) {
-    csv_text_ += row;
-    return;
-  }
-  std::fputs(row.c_str(), csv_);
-  std::fflush(csv_);
+  write_csv_file();
 }
 
 std::shared_ptr<Session> open_session(const BenchOptions& bench, const Invocation& inv) {

@@ -1,9 +1,11 @@
 // Where the results of an ep-bench job go, and what watches over it while it
 // runs. Every subcommand writes through a Session, so each gets the same
 // methodology around its measurements:
-//   - the result files, rewritten as each case finishes (JSON atomically:
-//     a temporary file renamed over the old one; CSV a row at a time), so a
-//     crash or an abort keeps what was done;
+//   - the result files, rewritten as each case finishes (atomically: a
+//     temporary file renamed over the old one; output_file.hpp), so a crash
+//     or an abort keeps what was done; stdout, a pipe or a device gets them
+//     once, at the end. A file that could not be written is said at the end,
+//     with the path and the reason, and the exit status is 1;
 //   - noisy cases flagged in the table and in the JSON, with a hint;
 //   - a note when busy threads outnumber cores, on stdout and in the JSON;
 //   - one progress line on stderr (one rank, a terminal, no --quiet);
@@ -82,7 +84,8 @@ class Session {
   /// entries, marked noisy or not, and a CSV row; rewrites the files.
   /// Returns the noise verdict, for the table row (noise_mark).
   Noise add(const Series& series);
-  /// Ends the run; on its own, also finishes the session. Returns `status`.
+  /// Ends the run; on its own, also finishes the session. Returns `status`,
+  /// or on the writer exit_failed when an output file could not be written.
   int end_run(int status);
 
   // --- suites (ep-bench run) -----------------------------------------------
@@ -98,15 +101,19 @@ class Session {
   /// Records a case that did not run, and why.
   void skip_case(const std::string& name, const std::string& subcommand,
                  const std::string& command_line, const std::string& reason);
-  /// Writes the files a last time and prints the noise summary.
+  /// Writes the files a last time and prints the noise summary, and what
+  /// could not be written.
   void finish();
+  /// An output file could not be written (writer only, after finish).
+  bool write_failed() const { return write_failed_; }
 
   /// The watchdog's report, kept in the result file (monitor thread).
   void record_stall(const std::string& report);
 
  private:
   nlohmann::ordered_json& current_case();
-  void write_json_file();
+  void write_json_file(bool last = false);
+  void write_csv_file(bool last = false);
   void write_csv_row(const Series& series, const Summary& time, const Noise& noise);
 
   SessionSettings settings_;
@@ -121,8 +128,12 @@ class Session {
   std::mutex mutex_;  // the document, against the watchdog's record_stall
   nlohmann::ordered_json document_;
   nlohmann::ordered_json run_labels_;  // copied into every entry of the run
-  std::string csv_text_;               // for --csv -, printed at the end
-  std::FILE* csv_ = nullptr;
+  std::string csv_text_;               // the whole CSV, rewritten with each row
+  bool json_at_end_ = false;           // stdout, a pipe, a device: written once
+  bool csv_at_end_ = false;
+  std::string json_error_;  // why the last write failed; "" when it did not
+  std::string csv_error_;
+  bool write_failed_ = false;
   int series_ = 0;
   std::vector<std::string> noisy_;
 };

@@ -53,6 +53,14 @@ PairTimes time_split(Team& team, int w, const Parent& parent, int rank, int tota
 
 }  // namespace
 
+namespace {
+
+CommLayout plan_split(const SplitOptions& o, const Invocation& inv) {
+  return plan_comm_run(o.comm, inv, 1, "split");
+}
+
+}  // namespace
+
 Subcommand setup_split(CLI::App& parent) {
   auto options = std::make_shared<SplitOptions>();
   CLI::App* app = parent.add_subcommand(
@@ -62,14 +70,15 @@ Subcommand setup_split(CLI::App& parent) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   app->footer(split_help);
-  return {app, [options] { return requested_thread_level(options->comm.bench); },
-          [options](const Invocation& inv) { return run_split(*options, inv); }};
+  Subcommand command{app, [options] { return requested_thread_level(options->comm.bench); },
+                     [options](const Invocation& inv) { return run_split(*options, inv); }};
+  command.check = [options](const Invocation& inv) { (void)plan_split(*options, inv); };
+  return command;
 }
 
 int run_split(const SplitOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.comm.bench;
-  require_thread_level(bench, inv.thread_level_provided);
-  const CommLayout layout = plan_comm_layout(o.comm, inv, 1, "split");
+  const CommLayout layout = plan_split(o, inv);
   const auto session = open_session(bench, inv);
   const nlohmann::ordered_json labels = {{"colors", o.colors}};
   session->begin_run(describe_comm_run("split", layout, bench, inv, labels), layout.first_rank,

@@ -31,6 +31,11 @@ struct Subcommand {
   /// False for subcommands that only read files (compare): main() then
   /// neither starts MPI nor needs mpirun, and `run` gets a world of one.
   bool needs_mpi = true;
+  /// Throws UsageError, as `run` would before measuring anything, if the
+  /// parsed options cannot run on a job like `inv` (its size and thread
+  /// level): ep-bench run checks every case of a suite so before any runs.
+  /// Not collective: no MPI call. Empty: nothing to check.
+  std::function<void(const Invocation&)> check = nullptr;
 };
 
 /// A command line that parses but does not fit the job (wrong number of

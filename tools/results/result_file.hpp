@@ -18,6 +18,11 @@ class ResultFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The version of the result file layout (tools/ep-bench/result.schema.json)
+/// that ep-bench writes and reads: context.schema_version. A file without it
+/// or with another is refused, since its fields may not mean what they say.
+inline constexpr int result_schema_version = 1;
+
 /// Fields that describe the layout of a run (in the context, and copied into
 /// the entries of suite files): times of different layouts are not comparable.
 inline constexpr const char* layout_fields[] = {"processes", "total_ranks", "threads_per_process",
@@ -54,7 +59,8 @@ struct ResultFile {
 /// except the median of a case that has no repetitions (median_only).
 /// The parameters of a case are the entry's string, integer and boolean
 /// fields other than measurements and bookkeeping (real_time, iterations,
-/// repetition_index, ...) and layout fields. Throws ResultFileError.
+/// repetition_index, ...) and layout fields. Throws ResultFileError, also for
+/// a context.schema_version missing or other than result_schema_version.
 ResultFile load_result_file(const std::string& path);
 
 /// The member `key` of `object`, or nullptr when it has none.
