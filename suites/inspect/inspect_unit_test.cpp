@@ -82,6 +82,53 @@ TEST(Expr, DescribedErrorPointsAtTheColumn) {
   }
 }
 
+std::string repeat(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+// Every way an expression nests, far past the bound (the parser or the
+// evaluator used to overflow the stack), and just within it.
+TEST(Expr, NestingIsBoundedAndSaysWhere) {
+  constexpr int deep = 100000;
+  const int past = max_expr_depth + 1;
+  struct Case {
+    std::string text;
+    int position;  // of the token one level too deep
+  };
+  const Case cases[] = {
+      {repeat("(", deep) + "rank" + repeat(")", deep), past},
+      {repeat("-", deep) + "rank", past},
+      {repeat("+", deep) + "rank", past},
+      {repeat("- (", deep) + "1" + repeat(")", deep), 3 * (past / 2) + 1},
+      {repeat("1?", deep) + "0" + repeat(":0", deep), 2 * past},
+      {repeat("0?0:", deep) + "0", 4 * past - 2},
+      {"rank" + repeat("+rank", deep), 5 * (past - 1)},
+      {"rank" + repeat("*2", deep), 2 * (past - 1) + 3},
+  };
+  for (const Case& c : cases) {
+    try {
+      Expr::parse(c.text, basic);
+      ADD_FAILURE() << "no error for " << c.text.substr(0, 20);
+    } catch (const ExprError& e) {
+      EXPECT_EQ(e.position(), c.position) << c.text.substr(0, 20);
+      EXPECT_NE(std::string(e.what()).find("nested too deeply"), std::string::npos);
+      const std::string shown = describe_error("--color", c.text, e);
+      EXPECT_LT(shown.size(), 400u) << "a long expression is shown in part";
+      EXPECT_NE(shown.find(fmt::format("({} characters): position {}: nested too deeply",
+                                       c.text.size(), c.position)),
+                std::string::npos)
+          << shown;
+    }
+  }
+  const int within = max_expr_depth - 1;
+  EXPECT_EQ(eval(repeat("(", within) + "rank" + repeat(")", within), 3).number, 3);
+  EXPECT_EQ(eval(repeat("-", within) + "rank", 3).number, -3);
+  EXPECT_EQ(eval("rank" + repeat("+rank", within), 1).number, max_expr_depth);
+  EXPECT_EQ(eval(repeat("0?0:", within) + "7").number, 7);
+}
+
 OptionExpr option(const char* name, const char* text) {
   return {name, Expr::parse(text, variables_for(name))};
 }

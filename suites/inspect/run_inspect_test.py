@@ -24,6 +24,9 @@
     The same dumps, damaged on purpose (KIND: local-rank, disagree, missing,
     foreign): `ep-inspect read --check` must exit 1 and say TEXT.
 
+In the tool's command line, {N*TEXT} stands for TEXT repeated N times (a
+deeply nested expression, too long to write in CMake).
+
 Schema validation uses the jsonschema module (Draft 2020-12) when it is
 installed; without it only the required fields of the documents are checked,
 which the output says. Launching and the output checks are
@@ -52,6 +55,13 @@ ID = re.compile(r"\bw\d+c\d+\b")
 def launch(args, command, env=None, np=None):
     return tool_test.launch(command, args.timeout, args.launcher, args.np if np is None else np,
                             env=env)
+
+
+REPEAT = re.compile(r"\{(\d+)\*([^{}]+)\}")
+
+
+def expand(argument):
+    return REPEAT.sub(lambda m: m.group(2) * int(m.group(1)), argument)
 
 
 # --- schema --------------------------------------------------------------------
@@ -255,7 +265,7 @@ def main():
     parser.add_argument("--dump", action="store_true")
     parser.add_argument("--corrupt", choices=["local-rank", "disagree", "missing", "foreign"])
     args = parser.parse_args()
-    args.command = tool_test.command_of(parser, args, "ep-inspect")
+    args.command = [expand(a) for a in tool_test.command_of(parser, args, "ep-inspect")]
     if args.dump:
         dump_test(args, args.command[0])
     elif args.golden:
