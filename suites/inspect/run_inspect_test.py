@@ -24,6 +24,12 @@
     The same dumps, damaged on purpose (KIND: local-rank, disagree, missing,
     foreign): `ep-inspect read --check` must exit 1 and say TEXT.
 
+  run_inspect_test.py ... --dump --set FIELD=RAW --fail TEXT -- ep-inspect SCENARIO...
+    In the first dump (by name) that has FIELD (a dotted path, list indices
+    as numbers: rank_map.1.mpi_rank), the value becomes RAW, JSON text as
+    written (4294967296, 1e3, -1, "w0c1"). `ep-inspect read` (with and
+    without --check) must exit 1 and say TEXT on a line that names the file.
+
 In the tool's command line, {N*TEXT} stands for TEXT repeated N times (a
 deeply nested expression, too long to write in CMake).
 
@@ -203,6 +209,41 @@ def corrupt(directory, kind):
             json.dump(docs[f], out)
 
 
+def set_field(directory, assignment):
+    """Writes RAW text as the value of FIELD in the first dump that has it;
+    returns that file's path."""
+    field, raw = assignment.split("=", 1)
+    keys = [int(k) if k.isdigit() else k for k in field.split(".")]
+    for f in sorted(glob.glob(os.path.join(directory, "*.json"))):
+        doc = json.load(open(f))
+        parent = doc
+        try:
+            for k in keys[:-1]:
+                parent = parent[k]
+            parent[keys[-1]]  # noqa: B018 - the field must exist
+        except (KeyError, IndexError, TypeError):
+            continue
+        marker = "@@ep-inspect-test@@"
+        parent[keys[-1]] = marker
+        with open(f, "w") as out:
+            out.write(json.dumps(doc).replace(json.dumps(marker), raw))
+        return f
+    fail(f"no dump has the field {field}")
+
+
+def expect_read_failure(args, inspect, directory, named_file=None):
+    for check in (["--check"], []) if named_file else (["--check"],):
+        code, out, err = launch(args, [inspect, "read"] + check + [directory], np=0)
+        if code != 1:
+            fail(f"read {' '.join(check)} of damaged dumps exited with {code}, expected 1")
+        for text in args.fail:
+            lines = [line for line in (out + err).splitlines() if text in line]
+            if not lines:
+                fail(f"read {' '.join(check)} does not say {text!r}")
+            if named_file and not any(named_file in line for line in lines):
+                fail(f"read {' '.join(check)} says {text!r} without naming {named_file}")
+
+
 def dump_test(args, inspect):
     directory = tempfile.mkdtemp(prefix="ep-inspect-dump-")
     try:
@@ -219,12 +260,11 @@ def dump_test(args, inspect):
             validate(json.load(open(f)), args.schema, os.path.basename(f))
         if args.corrupt:
             corrupt(directory, args.corrupt)
-            code, out, err = launch(args, [inspect, "read", "--check", directory], np=0)
-            if code != 1:
-                fail(f"read --check of corrupted dumps exited with {code}, expected 1")
-            for text in args.fail:
-                if text not in out + err:
-                    fail(f"read --check does not say {text!r}")
+            expect_read_failure(args, inspect, directory)
+            return
+        if args.set:
+            target = set_field(directory, args.set)
+            expect_read_failure(args, inspect, directory, os.path.basename(target))
             return
         code, out, err = launch(args, [inspect, "read", "--check", directory], np=0)
         if code != 0:
@@ -264,6 +304,7 @@ def main():
     parser.add_argument("--status", type=int, default=2)
     parser.add_argument("--dump", action="store_true")
     parser.add_argument("--corrupt", choices=["local-rank", "disagree", "missing", "foreign"])
+    parser.add_argument("--set", metavar="FIELD=RAW")
     args = parser.parse_args()
     args.command = [expand(a) for a in tool_test.command_of(parser, args, "ep-inspect")]
     if args.dump:
