@@ -3,7 +3,7 @@
 
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
-      [--timeout S] -- ep-bench compare OLD.json NEW.json ...
+      [--make KIND=FILE ...] [--timeout S] -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
 the first exactly once; no --absent TEXT may be (the checks of
@@ -23,6 +23,24 @@ import tool_test  # noqa: E402
 from tool_test import fail  # noqa: E402
 
 VERDICTS = {"regression", "improvement", "not significant", "unchanged"}
+
+# Files too large to keep in fixtures/, written before the run (--make).
+DEPTH = 200000
+MADE = {
+    # 200 000 nested arrays in the context, followed by another member.
+    "deep-context": lambda: ('{"context": {"x": ' + "[" * DEPTH + "]" * DEPTH +
+                             ', "y": 1}, "benchmarks": []}'),
+    # ... and as an entry's label.
+    "deep-entry": lambda: ('{"context": {}, "benchmarks": [{"name": "a", "real_time": 1, '
+                           '"deep": ' + '{"a":' * DEPTH + "0" + "}" * DEPTH + "}]}"),
+}
+
+
+def make_files(specs):
+    for spec in specs:
+        kind, path = spec.split("=", 1)
+        with open(path, "w") as f:
+            f.write(MADE[kind]())
 
 
 def require(document, keys, where):
@@ -87,9 +105,12 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--case", action="append", default=[])
     parser.add_argument("--summary", action="append", default=[])
+    parser.add_argument("--make", action="append", default=[],
+                        help="KIND=FILE: write a generated input first: " + ", ".join(MADE))
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
     tool_test.remove_stale(args.json)
+    make_files(args.make)
 
     code, out, err = tool_test.launch(command, args.timeout)
     tool_test.expect_status(code, args.status)

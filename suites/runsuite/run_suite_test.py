@@ -5,7 +5,7 @@
       [--text TEXT ...] [--no-text TEXT ...]
       [--json FILE --schema result.schema.json] [--case NAME=STATUS ...]
       [--entries NAME ...] [--no-entries NAME ...] [--all-noisy]
-      [--csv FILE --csv-rows N] -- ep-bench run SUITE ...
+      [--csv FILE --csv-rows N] [--make KIND=FILE ...] -- ep-bench run SUITE ...
 
 The exit status must be --status (default 0); every TEXT must be in the
 output, the first exactly once (one rank prints). With --json, the file must
@@ -27,6 +27,15 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 import tool_test  # noqa: E402
 from tool_test import fail  # noqa: E402
+
+# Suites too large to keep in fixtures/, written before the run (--make):
+# 200 000 nested arrays as an option's value, followed by other keys (the
+# object then grows, which copies the deep value).
+DEPTH = 200000
+MADE = {
+    "deep-suite": lambda: ('{"cases": [{"sizes": ' + "[" * DEPTH + "]" * DEPTH +
+                           ', "name": "a", "subcommand": "p2p", "impl": "mpi"}]}'),
+}
 
 CSV_HEADER = ["case", "name", "family", "impl", "ranks", "processes", "bytes", "iterations",
               "repetitions", "time_unit", "min", "median", "mean", "p90", "max", "stddev",
@@ -92,9 +101,15 @@ def main():
     parser.add_argument("--all-noisy", action="store_true")
     parser.add_argument("--csv")
     parser.add_argument("--csv-rows", type=int)
+    parser.add_argument("--make", action="append", default=[],
+                        help="KIND=FILE: write a generated suite first: " + ", ".join(MADE))
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
     tool_test.remove_stale(args.json, args.csv)
+    for spec in args.make:
+        kind, path = spec.split("=", 1)
+        with open(path, "w") as f:
+            f.write(MADE[kind]())
 
     code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np)
     tool_test.expect_status(code, args.status)

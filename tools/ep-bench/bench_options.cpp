@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -42,6 +44,19 @@ Impl BenchOptions::parsed_impl() const {
   return Impl::ep;
 }
 
+CLI::Validator finite_range(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& input) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(input.c_str(), &end);
+        // Not a number at all: CLI11's conversion says so in its own words.
+        if (input.empty() || end != input.c_str() + input.size()) return {};
+        if (std::isfinite(value) && value >= min && value <= max) return {};
+        return fmt::format("{}: expected a finite number from {} to {}", input, min, max);
+      },
+      fmt::format("FLOAT in [{} - {}]", min, max));
+}
+
 void add_bench_options(CLI::App& app, BenchOptions& o) {
   app.add_option("--impl", o.impl,
                  "Who plays the ranks: ep (libep endpoints, one std::thread each), mpi (one "
@@ -60,7 +75,7 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
       ->capture_default_str();
   app.add_option("--min-time", o.min_time,
                  "Seconds one repetition should last when --iterations is not given")
-      ->check(CLI::Range(1e-6, 3600.0))
+      ->check(finite_range(1e-6, 3600.0))
       ->capture_default_str();
   app.add_option("--json", o.json_path,
                  "Write results as JSON to FILE ('-': stdout, and the tables go to stderr)")
@@ -74,12 +89,12 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
                  "End the job with a report of the ranks that fell behind when a case makes no "
                  "progress for SECONDS (0: never; keep it above the longest repetition)")
       ->type_name("SECONDS")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   app.add_option("--noise-threshold", o.noise_threshold,
                  "Mark a case noisy when (p90 - min) / median of its repetitions exceeds this "
                  "(0: never)")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   app.add_flag("--validate", o.validate,
                "Check payloads after each message size (outside the timed region)");

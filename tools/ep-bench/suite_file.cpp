@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "json_input.hpp"
+
 namespace ep::bench {
 
 namespace {
@@ -157,6 +159,8 @@ SuiteError::SuiteError(const std::string& file, const std::string& pointer, cons
     : std::runtime_error(
           fmt::format("{}: {}: {}", file, pointer.empty() ? std::string("/") : pointer, what)) {}
 
+SuiteError::SuiteError(const std::string& message) : std::runtime_error(message) {}
+
 bool is_suite_wide_option(const std::string& name) {
   return std::find(suite_wide.begin(), suite_wide.end(), name) != suite_wide.end();
 }
@@ -168,13 +172,11 @@ Suite read_suite(const std::string& file) {
   text << in.rdbuf();
   nlohmann::ordered_json doc;
   try {
-    doc = nlohmann::ordered_json::parse(text.str());
-  } catch (const nlohmann::ordered_json::parse_error& e) {
-    // nlohmann's message: "[json.exception.parse_error.101] parse error at
-    // line 3, column 5: ..."; keep what follows the bracket.
-    std::string what = e.what();
-    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
-    throw SuiteError(file, "", fmt::format("not JSON: {}", what));
+    doc = tools::parse_json_ordered(text.str(), file);
+  } catch (const tools::JsonInputError& e) {
+    if (e.kind() == tools::JsonInputError::Kind::syntax)
+      throw SuiteError(file, "", fmt::format("not JSON: {}", e.reason()));
+    throw SuiteError(e.what());  // too deep, a key twice: by line, as no pointer reaches it
   }
   return Reader(file).suite(doc);
 }

@@ -38,6 +38,8 @@ namespace ep::bench {
 class SuiteError : public std::runtime_error {
  public:
   SuiteError(const std::string& file, const std::string& pointer, const std::string& what);
+  /// A message that already names the file and where (a line).
+  explicit SuiteError(const std::string& message);
 };
 
 /// One option of a case, as written: the pointer says where, for messages.

@@ -11,8 +11,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <utility>
+
+#include "json_input.hpp"
 
 namespace ep::results {
 
@@ -93,12 +96,25 @@ bool is_layout(std::string_view key) {
   return std::ranges::any_of(layout_fields, [&](const char* f) { return key == f; });
 }
 
+// Bounds on what a file may hold, so that the statistics over its
+// repetitions (sums for the mean, squares for the deviation) stay finite: a
+// repetition of 1e308 s overflowed to infinity, its median became NaN, and
+// NaN compared as "faster". No benchmark runs a repetition of 30 years.
+constexpr double max_time_seconds = 1e9;
+constexpr double max_rate_per_second = 1e21;
+
 // A rate (bytes_per_second, items_per_second) of an entry, when it is a
-// number: a rate is derived from real_time, which is checked.
-std::optional<double> rate(const Json& entry, const char* key) {
+// number (a non-number is ignored: only compare's summaries read rates).
+std::optional<double> rate(const std::string& path, const std::string& pointer, const Json& entry,
+                           const char* key) {
   const auto it = entry.find(key);
   if (it == entry.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+  const double value = it->get<double>();
+  if (!(value >= 0 && value <= max_rate_per_second))
+    bad(path, pointer + "/" + key,
+        fmt::format("{} is out of range (expected a rate from 0 to {:g} per second)", it->dump(),
+                    max_rate_per_second));
+  return value;
 }
 
 /// One entry, checked: the case it belongs to (without times) and its time
@@ -113,11 +129,16 @@ Entry read_entry(const std::string& path, const std::string& pointer, const Json
   const Json* run_name = member(path, pointer, entry, "run_name", "a string", is_string, false);
   const Json* family = member(path, pointer, entry, "family", "a string", is_string, false);
   const Json& real = *member(path, pointer, entry, "real_time", "a number", is_number);
-  if (!std::isfinite(real.get<double>()) || real.get<double>() < 0)
-    bad(path, pointer + "/real_time", "expected a non-negative number");
   const Json* unit = member(path, pointer, entry, "time_unit", "a string", is_string, false);
   const double scale =
       unit ? microseconds_per(path, pointer + "/time_unit", unit->get<std::string>()) : 1.0;
+  // The bound is checked in seconds, after the unit: 1e308 is a double, but
+  // 1e308 s is not one in microseconds.
+  if (const double seconds = real.get<double>() * scale * 1e-6;
+      !(seconds >= 0 && seconds <= max_time_seconds))
+    bad(path, pointer + "/real_time",
+        fmt::format("{} {} is out of range (expected a time from 0 to {:g} s)", real.dump(),
+                    unit ? unit->get<std::string>() : "us", max_time_seconds));
 
   Entry e;
   ResultCase& c = e.c;
@@ -147,8 +168,10 @@ void add_repetition(ResultFile& file, std::map<std::string, std::size_t>& index,
   if (added) file.cases.push_back(std::move(e.c));
   ResultCase& c = file.cases[it->second];
   c.times.push_back(e.time);
-  if (const auto bytes = rate(entry, "bytes_per_second")) c.bytes_per_second.push_back(*bytes);
-  if (const auto items = rate(entry, "items_per_second")) c.items_per_second.push_back(*items);
+  if (const auto bytes = rate(file.path, pointer, entry, "bytes_per_second"))
+    c.bytes_per_second.push_back(*bytes);
+  if (const auto items = rate(file.path, pointer, entry, "items_per_second"))
+    c.items_per_second.push_back(*items);
 }
 
 // A median aggregate, kept in case the file has no repetitions of its case.
@@ -162,8 +185,10 @@ void add_median(std::vector<ResultCase>& medians, const std::string& path,
     Entry e = read_entry(path, pointer, entry);
     e.c.from_aggregates = true;
     e.c.times = {e.time};
-    if (const auto bytes = rate(entry, "bytes_per_second")) e.c.bytes_per_second = {*bytes};
-    if (const auto items = rate(entry, "items_per_second")) e.c.items_per_second = {*items};
+    if (const auto bytes = rate(path, pointer, entry, "bytes_per_second"))
+      e.c.bytes_per_second = {*bytes};
+    if (const auto items = rate(path, pointer, entry, "items_per_second"))
+      e.c.items_per_second = {*items};
     medians.push_back(std::move(e.c));
   } catch (const ResultFileError&) {
   }
@@ -174,16 +199,19 @@ void add_median(std::vector<ResultCase>& medians, const std::string& path,
 ResultFile load_result_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ResultFileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw ResultFileError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   ResultFile file;
   file.path = path;
   Json document;
   try {
-    document = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
-    if (const auto end = what.find("] "); what.starts_with("[json.") && end != std::string::npos)
-      what.erase(0, end + 2);
-    throw ResultFileError(fmt::format("{}: not a JSON document: {}", path, what));
+    document = tools::parse_json_ordered(text.str(), path);
+  } catch (const tools::JsonInputError& e) {
+    if (e.kind() == tools::JsonInputError::Kind::syntax)
+      throw ResultFileError(fmt::format("{}: not a JSON document: {}", path, e.reason()));
+    throw ResultFileError(e.what());
   }
   if (!document.is_object())
     bad(path, "", fmt::format("expected an object, found {}", describe_type(document)));
