@@ -26,9 +26,10 @@
 
   run_inspect_test.py ... --dump --set FIELD=RAW --fail TEXT -- ep-inspect SCENARIO...
     In the first dump (by name) that has FIELD (a dotted path, list indices
-    as numbers: rank_map.1.mpi_rank), the value becomes RAW, JSON text as
-    written (4294967296, 1e3, -1, "w0c1"). `ep-inspect read` (with and
-    without --check) must exit 1 and say TEXT on a line that names the file.
+    as numbers: rank_map.1.mpi_rank), or FIELD's object for a new key, the
+    value becomes RAW, JSON text as written (4294967296, 1e3, -1, "w0c1",
+    {200000*[}{200000*]}). `ep-inspect read` (with and without --check)
+    must exit 1 and say TEXT on a line that names the file.
 
 In the tool's command line, {N*TEXT} stands for TEXT repeated N times (a
 deeply nested expression, too long to write in CMake).
@@ -220,13 +221,14 @@ def set_field(directory, assignment):
         try:
             for k in keys[:-1]:
                 parent = parent[k]
-            parent[keys[-1]]  # noqa: B018 - the field must exist
+            if not isinstance(parent, dict):
+                parent[keys[-1]]  # noqa: B018 - an element must exist
         except (KeyError, IndexError, TypeError):
             continue
         marker = "@@ep-inspect-test@@"
         parent[keys[-1]] = marker
         with open(f, "w") as out:
-            out.write(json.dumps(doc).replace(json.dumps(marker), raw))
+            out.write(json.dumps(doc).replace(json.dumps(marker), expand(raw)))
         return f
     fail(f"no dump has the field {field}")
 

@@ -20,9 +20,11 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 #include "cli.hpp"
 #include "collect.hpp"
+#include "json_input.hpp"
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
 #include "provenance.hpp"
@@ -97,10 +99,20 @@ std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
   std::vector<Dump> dumps;
   for (const std::string& file : files) {
     std::ifstream in(file);
+    std::stringstream text;
+    if (in) text << in.rdbuf();
+    if (!in || in.bad()) {
+      f.fail(fmt::format("{}: cannot read: {}", file, std::strerror(errno)));
+      continue;
+    }
+    // The bounded parse: a dump nested 200 000 levels deep overflowed the
+    // stack wherever the tool copied, compared or printed it.
     try {
-      dumps.push_back({file, nlohmann::json::parse(in)});
-    } catch (const nlohmann::json::exception& e) {
-      f.fail(fmt::format("{}: not JSON: {}", file, e.what()));
+      dumps.push_back({file, ep::tools::parse_json(text.str(), file)});
+    } catch (const ep::tools::JsonInputError& e) {
+      f.fail(e.kind() == ep::tools::JsonInputError::Kind::syntax
+                 ? fmt::format("{}: not JSON: {}", file, e.reason())
+                 : std::string(e.what()));
     }
   }
   return dumps;
