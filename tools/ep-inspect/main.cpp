@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "cli.hpp"
@@ -29,6 +30,7 @@
 #include "mpi_lifetime.hpp"
 #include "provenance.hpp"
 #include "runner.hpp"
+#include "runs.hpp"
 #include "table.hpp"
 
 namespace {
@@ -79,7 +81,7 @@ int finish(const Command& c, const ordered_json& merged, const Findings& f) {
 
 std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
   namespace fs = std::filesystem;
-  std::vector<std::string> files;
+  std::vector<std::string> given;
   for (const std::string& path : paths) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
@@ -89,12 +91,21 @@ std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
           found.push_back(entry.path().string());
       if (found.empty()) throw UsageError(fmt::format("read: no .json files in '{}'", path));
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      given.insert(given.end(), found.begin(), found.end());
     } else if (fs::exists(path, error)) {
-      files.push_back(path);
+      given.push_back(path);
     } else {
       throw UsageError(fmt::format("read: '{}' does not exist", path));
     }
+  }
+  // A file named twice ("read dir dir/w0c1.w0.json") is read once: it is
+  // not a second view.
+  std::vector<std::string> files;
+  std::set<fs::path> seen;
+  for (const std::string& file : given) {
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(file, error);
+    if (error || seen.insert(canonical).second) files.push_back(file);
   }
   std::vector<Dump> dumps;
   for (const std::string& file : files) {
@@ -128,6 +139,19 @@ int run_read(const Command& c) {
   } catch (const UsageError& e) {
     if (printing_rank()) fmt::print(stderr, "ep-inspect: {}\n", e.what());
     return exit_usage;
+  }
+  // Dumps of several runs make communicators that none of them had: no
+  // merged document then, only what shows the mix.
+  if (const std::vector<std::string> mix = mixed_runs(dumps); !mix.empty()) {
+    if (!printing_rank()) return exit_failed;
+    constexpr std::size_t shown = 8;
+    fmt::print(stderr, "ep-inspect: read: the files are dumps of more than one run:\n");
+    for (std::size_t i = 0; i < mix.size() && i < shown; ++i) fmt::print(stderr, "  {}\n", mix[i]);
+    if (mix.size() > shown) fmt::print(stderr, "  ... and {} more\n", mix.size() - shown);
+    fmt::print(stderr,
+               "libep's dumps do not say which run wrote them, so read merges nothing: give each "
+               "run its own EP_INSPECT directory (or empty it first) and read one run at a time\n");
+    return exit_failed;
   }
   ordered_json merged = merge_dumps(dumps, c.check, f);
   if (c.check) add_check_result(merged, f);
