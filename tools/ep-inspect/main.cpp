@@ -92,8 +92,11 @@ std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
       if (found.empty()) throw UsageError(fmt::format("read: no .json files in '{}'", path));
       std::sort(found.begin(), found.end());
       given.insert(given.end(), found.begin(), found.end());
-    } else if (fs::exists(path, error)) {
+    } else if (fs::is_regular_file(path, error)) {
       given.push_back(path);
+    } else if (fs::exists(path, error)) {
+      // A device or a pipe may never end (/dev/zero): only files are read.
+      throw UsageError(fmt::format("read: '{}' is neither a regular file nor a directory", path));
     } else {
       throw UsageError(fmt::format("read: '{}' does not exist", path));
     }
