@@ -89,6 +89,7 @@ std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
       for (const auto& entry : fs::directory_iterator(path, error))
         if (entry.is_regular_file() && entry.path().extension() == ".json")
           found.push_back(entry.path().string());
+      if (error) throw UsageError(fmt::format("read: cannot list '{}': {}", path, error.message()));
       if (found.empty()) throw UsageError(fmt::format("read: no .json files in '{}'", path));
       std::sort(found.begin(), found.end());
       given.insert(given.end(), found.begin(), found.end());

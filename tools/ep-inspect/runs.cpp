@@ -52,8 +52,9 @@ std::vector<std::string> mixed_runs(const std::vector<Dump>& dumps) {
   std::map<std::string, const Dump*> first_of;                 // communicator -> a view
   std::map<std::pair<std::string, int>, const Dump*> view_of;  // (communicator, world rank)
   std::map<int, std::pair<std::string, const Dump*>> host_of;  // world rank -> host, where
-  std::set<std::string> differing;  // said once per communicator and world rank
-  std::set<int> moved;
+  // Each communicator, and each world rank, is said once.
+  std::set<std::string> differing;  // communicators whose views differ
+  std::set<int> moved;              // world ranks on two hosts
   for (const Dump& d : dumps) {
     if (!shape_error(d.doc).empty()) continue;
     const std::string id = d.doc["communicator"].get<std::string>();
