@@ -12,6 +12,7 @@
 #include "collect.hpp"
 #include "expr.hpp"
 #include "maps.hpp"
+#include "runs.hpp"
 #include "scenario.hpp"
 
 namespace ep::inspect {
@@ -80,6 +81,53 @@ TEST(Expr, DescribedErrorPointsAtTheColumn) {
               "    rank/(size-size)\n"
               "        ^");
   }
+}
+
+std::string repeat(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+// Every way an expression nests, far past the bound (the parser or the
+// evaluator used to overflow the stack), and just within it.
+TEST(Expr, NestingIsBoundedAndSaysWhere) {
+  constexpr int deep = 100000;
+  const int past = max_expr_depth + 1;
+  struct Case {
+    std::string text;
+    int position;  // of the token one level too deep
+  };
+  const Case cases[] = {
+      {repeat("(", deep) + "rank" + repeat(")", deep), past},
+      {repeat("-", deep) + "rank", past},
+      {repeat("+", deep) + "rank", past},
+      {repeat("- (", deep) + "1" + repeat(")", deep), 3 * (past / 2) + 1},
+      {repeat("1?", deep) + "0" + repeat(":0", deep), 2 * past},
+      {repeat("0?0:", deep) + "0", 4 * past - 2},
+      {"rank" + repeat("+rank", deep), 5 * (past - 1)},
+      {"rank" + repeat("*2", deep), 2 * (past - 1) + 3},
+  };
+  for (const Case& c : cases) {
+    try {
+      Expr::parse(c.text, basic);
+      ADD_FAILURE() << "no error for " << c.text.substr(0, 20);
+    } catch (const ExprError& e) {
+      EXPECT_EQ(e.position(), c.position) << c.text.substr(0, 20);
+      EXPECT_NE(std::string(e.what()).find("nested too deeply"), std::string::npos);
+      const std::string shown = describe_error("--color", c.text, e);
+      EXPECT_LT(shown.size(), 400u) << "a long expression is shown in part";
+      EXPECT_NE(shown.find(fmt::format("({} characters): position {}: nested too deeply",
+                                       c.text.size(), c.position)),
+                std::string::npos)
+          << shown;
+    }
+  }
+  const int within = max_expr_depth - 1;
+  EXPECT_EQ(eval(repeat("(", within) + "rank" + repeat(")", within), 3).number, 3);
+  EXPECT_EQ(eval(repeat("-", within) + "rank", 3).number, -3);
+  EXPECT_EQ(eval("rank" + repeat("+rank", within), 1).number, max_expr_depth);
+  EXPECT_EQ(eval(repeat("0?0:", within) + "7").number, 7);
 }
 
 OptionExpr option(const char* name, const char* text) {
@@ -290,6 +338,42 @@ TEST(Check, CatchesABrokenDocument) {
   EXPECT_EQ(
       first_difference(common_part(intra_document(m, {0, 1, 2, 3}, 0, "w0c0")), common_part(other)),
       "at /rank_map/3/mpi_rank: 1 vs 0");
+}
+
+// Each thing one run cannot produce, alone; and what one run can (views of
+// one communicator differing only in hosts libep did not learn, "?").
+TEST(Runs, TellsRunsApart) {
+  const Model two({create({2})}, 2);
+  const Model three({create({1, 1, 2})}, 3);
+  const auto has = [](const std::vector<std::string>& evidence, const std::string& text) {
+    return std::any_of(evidence.begin(), evidence.end(),
+                       [&](const std::string& e) { return e.find(text) != std::string::npos; });
+  };
+  const json a0 = intra_document(two, {0, 1, 2, 3}, 0, "w0c0");
+  const json a1 = intra_document(two, {0, 1, 2, 3}, 2, "w0c0");
+  EXPECT_TRUE(mixed_runs({{"a0", a0}, {"a1", a1}}).empty());
+
+  const json b2 = intra_document(three, {0, 1, 2, 3}, 2, "w0c0");  // a 3-process run
+  const auto sizes = mixed_runs({{"a0", a0}, {"a1", a1}, {"b2", b2}});
+  ASSERT_EQ(sizes.size(), 1u);
+  EXPECT_TRUE(has(sizes, "w0c0: a0 and b2 describe different communicators (at /mpi_size: 2 vs 3)"))
+      << sizes.front();
+
+  const auto twice = mixed_runs({{"a0", a0}, {"a1", a1}, {"again", a0}});
+  ASSERT_EQ(twice.size(), 1u);
+  EXPECT_TRUE(has(twice, "w0c0: a0 and again are both the view of world rank 0")) << twice.front();
+
+  json moved = intra_document(two, {0, 1, 2, 3}, 0, "w0c1");
+  moved["processes"][1]["host"] = "other";
+  const auto hosts = mixed_runs({{"a0", a0}, {"moved", moved}});
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_TRUE(has(hosts, "world rank 1 is on host 'h' in a0 but on 'other' in moved"))
+      << hosts.front();
+
+  json unknown = a1;
+  unknown["processes"][0]["host"] = "?";
+  unknown["rank_map"][0]["host"] = "?";
+  EXPECT_TRUE(mixed_runs({{"a0", a0}, {"unknown", unknown}}).empty());
 }
 
 }  // namespace

@@ -24,6 +24,27 @@
     The same dumps, damaged on purpose (KIND: local-rank, disagree, missing,
     foreign): `ep-inspect read --check` must exit 1 and say TEXT.
 
+  run_inspect_test.py ... --dump --set FIELD=RAW --fail TEXT -- ep-inspect SCENARIO...
+    In the first dump (by name) that has FIELD (a dotted path, list indices
+    as numbers: rank_map.1.mpi_rank), or FIELD's object for a new key, the
+    value becomes RAW, JSON text as written (4294967296, 1e3, -1, "w0c1",
+    {200000*[}{200000*]}). `ep-inspect read` (with and without --check)
+    must exit 1 and say TEXT on a line that names the file.
+
+  run_inspect_test.py ... --dump --second SCENARIO --second-np M [--second-into same|other]
+                      [--second-host NAME] --fail TEXT -- ep-inspect SCENARIO...
+    After the first run, a second run of SCENARIO on M processes dumps into
+    the same directory (a reused EP_INSPECT) or another one (read is given
+    both); --second-host writes NAME as the host in every dump of the second
+    run (another machine). `ep-inspect read` of the lot, with and without
+    --check, must exit 1, say TEXT and print no document.
+
+A plain --dump test also reads the directory together with one of its own
+files again: a file named twice is one view, not two.
+
+In the tool's command line, {N*TEXT} stands for TEXT repeated N times (a
+deeply nested expression, too long to write in CMake).
+
 Schema validation uses the jsonschema module (Draft 2020-12) when it is
 installed; without it only the required fields of the documents are checked,
 which the output says. Launching and the output checks are
@@ -36,6 +57,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import sys
@@ -52,6 +74,13 @@ ID = re.compile(r"\bw\d+c\d+\b")
 def launch(args, command, env=None, np=None):
     return tool_test.launch(command, args.timeout, args.launcher, args.np if np is None else np,
                             env=env)
+
+
+REPEAT = re.compile(r"\{(\d+)\*([^{}]+)\}")
+
+
+def expand(argument):
+    return REPEAT.sub(lambda m: m.group(2) * int(m.group(1)), argument)
 
 
 # --- schema --------------------------------------------------------------------
@@ -193,6 +222,66 @@ def corrupt(directory, kind):
             json.dump(docs[f], out)
 
 
+def set_field(directory, assignment):
+    """Writes RAW text as the value of FIELD in the first dump that has it;
+    returns that file's path."""
+    field, raw = assignment.split("=", 1)
+    keys = [int(k) if k.isdigit() else k for k in field.split(".")]
+    for f in sorted(glob.glob(os.path.join(directory, "*.json"))):
+        doc = json.load(open(f))
+        parent = doc
+        try:
+            for k in keys[:-1]:
+                parent = parent[k]
+            if not isinstance(parent, dict):
+                parent[keys[-1]]  # noqa: B018 - an element must exist
+        except (KeyError, IndexError, TypeError):
+            continue
+        marker = "@@ep-inspect-test@@"
+        parent[keys[-1]] = marker
+        with open(f, "w") as out:
+            out.write(json.dumps(doc).replace(json.dumps(marker), expand(raw)))
+        return f
+    fail(f"no dump has the field {field}")
+
+
+def expect_read_failure(args, inspect, directory, named_file=None, both=False, paths=None):
+    for check in (["--check"], []) if named_file or both else (["--check"],):
+        code, out, err = launch(args, [inspect, "read"] + check + (paths or [directory]), np=0)
+        if code != 1:
+            fail(f"read {' '.join(check)} of damaged dumps exited with {code}, expected 1")
+        for text in args.fail:
+            lines = [line for line in (out + err).splitlines() if text in line]
+            if not lines:
+                fail(f"read {' '.join(check)} does not say {text!r}")
+            if named_file and not any(named_file in line for line in lines):
+                fail(f"read {' '.join(check)} says {text!r} without naming {named_file}")
+        if both and out.strip():
+            fail(f"read {' '.join(check)} of two runs' dumps printed a document")
+
+
+def second_run(args, inspect, directory):
+    """The second run of --second; returns the paths read is to be given."""
+    other = directory if args.second_into == "same" else tempfile.mkdtemp(prefix="ep-inspect-dump-")
+    env = dict(os.environ, EP_INSPECT=other)
+    command = [inspect] + shlex.split(args.second) + ["--format", "json"]
+    code, out, err = launch(args, command, env=env, np=args.second_np)
+    if code != 0:
+        fail(f"the second scenario run exited with {code}")
+    if args.second_host:
+        if other == directory:
+            fail("--second-host needs --second-into other")
+        for f in glob.glob(os.path.join(other, "*.json")):
+            text = open(f).read()
+            doc = json.loads(text)
+            hosts = {p["host"] for p in doc["processes"]}
+            for host in hosts:
+                text = text.replace(json.dumps(host), json.dumps(args.second_host))
+            with open(f, "w") as out:
+                out.write(text)
+    return [directory] if other == directory else [directory, other]
+
+
 def dump_test(args, inspect):
     directory = tempfile.mkdtemp(prefix="ep-inspect-dump-")
     try:
@@ -209,14 +298,21 @@ def dump_test(args, inspect):
             validate(json.load(open(f)), args.schema, os.path.basename(f))
         if args.corrupt:
             corrupt(directory, args.corrupt)
-            code, out, err = launch(args, [inspect, "read", "--check", directory], np=0)
-            if code != 1:
-                fail(f"read --check of corrupted dumps exited with {code}, expected 1")
-            for text in args.fail:
-                if text not in out + err:
-                    fail(f"read --check does not say {text!r}")
+            expect_read_failure(args, inspect, directory)
             return
-        code, out, err = launch(args, [inspect, "read", "--check", directory], np=0)
+        if args.set:
+            target = set_field(directory, args.set)
+            expect_read_failure(args, inspect, directory, os.path.basename(target))
+            return
+        if args.second:
+            paths = second_run(args, inspect, directory)
+            try:
+                expect_read_failure(args, inspect, directory, both=True, paths=paths)
+            finally:
+                for path in paths[1:]:
+                    shutil.rmtree(path, ignore_errors=True)
+            return
+        code, out, err = launch(args, [inspect, "read", "--check", directory, files[0]], np=0)
         if code != 0:
             fail(f"read --check exited with {code}")
         read = json.loads(out)
@@ -254,8 +350,13 @@ def main():
     parser.add_argument("--status", type=int, default=2)
     parser.add_argument("--dump", action="store_true")
     parser.add_argument("--corrupt", choices=["local-rank", "disagree", "missing", "foreign"])
+    parser.add_argument("--set", metavar="FIELD=RAW")
+    parser.add_argument("--second", metavar="SCENARIO")
+    parser.add_argument("--second-np", type=int, default=1)
+    parser.add_argument("--second-into", choices=["same", "other"], default="same")
+    parser.add_argument("--second-host")
     args = parser.parse_args()
-    args.command = tool_test.command_of(parser, args, "ep-inspect")
+    args.command = [expand(a) for a in tool_test.command_of(parser, args, "ep-inspect")]
     if args.dump:
         dump_test(args, args.command[0])
     elif args.golden:

@@ -41,7 +41,9 @@ Expressions (E), evaluated for every endpoint before anything is built:
   the endpoint's --group value); process: world rank of the hosting process;
   local: the endpoint's handle index in its process; + - * / % (truncating, as
   in C), unary -, < <= > >= == != (1 or 0), c ? a : b, parentheses, and undef
-  (MPI_UNDEFINED). Quote them for the shell: --color 'rank<2 ? undef : rank%2'.
+  (MPI_UNDEFINED), nested at most 256 levels deep (each parenthesis, sign,
+  '?' branch and chained operator is one). Quote them for the shell:
+  --color 'rank<2 ? undef : rank%2'.
 
 --check holds every communicator to the invariants (each rank once, ranks
 0..size-1, local ranks 0..n-1 on each process, one leader per process, every
@@ -49,6 +51,14 @@ process's view the same) and to MPI's rules recomputed from the scenario
 (split: by key, then old rank; merge: low group first, each group in rank
 order; sizes and remote sizes); read --check also wants a view from every
 process of each communicator.
+
+read takes a file as a rank map only if every number in it is an integer
+within the file's own sizes (ranks below size, mpi ranks below the processes
+listed), and JSON nested at most 128 levels deep without a key given twice.
+It merges nothing from the dumps of more than one run (a reused EP_INSPECT
+directory, or two runs' directories): what shows the mix is printed instead.
+Dumps do not name their run, so files an earlier run left that agree with the
+later one cannot be told apart: give each run its own directory.
 
 Examples:
   scripts/mpirun.sh -np 2 ep-inspect create --ep 2
@@ -59,8 +69,8 @@ Examples:
   EP_INSPECT=/tmp/maps scripts/mpirun.sh -np 2 ./app && ep-inspect read --check /tmp/maps
 
 Exit status: 0 all well; 1 --check found a problem, a file is not a rank map,
-or libep failed; 2 the command line or the scenario is wrong (one rank says
-why, every rank exits).)";
+the files are dumps of more than one run, or libep failed; 2 the command line
+or the scenario is wrong (one rank says why, every rank exits).)";
 
 // Options whose value may begin with '-' ("--key -rank"): glued to their
 // value before CLI11 sees them, which would otherwise read "-rank" as an option.

@@ -14,7 +14,8 @@
 namespace ep::inspect {
 
 /// Exit statuses: 0 all well; 1 --check found a problem, a file is not a
-/// rank map, or libep failed; 2 the command line or scenario is wrong.
+/// rank map, the files are dumps of more than one run, or libep failed; 2
+/// the command line or scenario is wrong.
 inline constexpr int exit_failed = 1;
 inline constexpr int exit_usage = 2;
 

@@ -15,10 +15,9 @@ using json = nlohmann::json;
 // Communicator ids are "w<world rank>c<number>"; order them by those numbers
 // so that w0c10 follows w0c9.
 std::tuple<long, long, std::string> id_order(const std::string& id) {
-  long w = -1;
-  long c = -1;
-  if (std::sscanf(id.c_str(), "w%ldc%ld", &w, &c) != 2) return {-1, -1, id};
-  return {w, c, id};
+  const auto parsed = parse_communicator_id(id);
+  if (!parsed) return {-1, -1, id};
+  return {parsed->first, parsed->second, id};
 }
 
 ordered_json ordered_map_entries(const json& entries) {

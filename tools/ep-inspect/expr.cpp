@@ -115,6 +115,10 @@ std::string_view var_name(Var v) {
 //   term        := unary (('*' | '/' | '%') unary)*
 //   unary       := ('-' | '+') unary | primary
 //   primary     := INTEGER | VARIABLE | 'undef' | '(' conditional ')'
+// The recursion goes one level deeper at each '(', sign and '?' branch; the
+// tree the evaluator recurses over grows one level per operator. Both are
+// bounded by max_expr_depth, and the error points at the token that went
+// past it.
 class Parser {
  public:
   Parser(Expr& expr, std::vector<Token> tokens, std::span<const Var> allowed)
@@ -132,25 +136,55 @@ class Parser {
   bool at(std::string_view op) const { return peek().type == Token::Type::op && peek().text == op; }
   const Token& take() { return tokens_[next_++]; }
 
+  static ExprError too_deep(int position) {
+    return ExprError(fmt::format("nested too deeply: more than {} levels of parentheses, signs, "
+                                 "'?' branches or operators",
+                                 max_expr_depth),
+                     position);
+  }
+
+  // One level of the parser's recursion, for as long as the guard lives.
+  class Nested {
+   public:
+    Nested(Parser& parser, int position) : parser_(parser) {
+      if (++parser_.depth_ > max_expr_depth) {
+        --parser_.depth_;
+        throw too_deep(position);
+      }
+    }
+    ~Nested() { --parser_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
   int add(Expr::Node node) {
+    for (const int child : {node.a, node.b, node.c})
+      if (child >= 0)
+        node.height =
+            std::max(node.height, expr_.nodes_[static_cast<std::size_t>(child)].height + 1);
+    if (node.height > max_expr_depth) throw too_deep(node.position);
     expr_.nodes_.push_back(std::move(node));
     return static_cast<int>(expr_.nodes_.size()) - 1;
   }
   int binary(const Token& op, int a, int b) {
-    return add({Expr::Kind::binary, op.text, 0, op.position, a, b, -1});
+    return add({Expr::Kind::binary, op.text, 0, op.position, 1, a, b, -1});
   }
 
   int conditional() {
     const int condition = comparison();
     if (!at("?")) return condition;
     const Token question = take();
+    const Nested nested(*this, question.position);
     const int then = conditional();
     if (!at(":"))
       throw ExprError(fmt::format("expected ':' of the '?' at position {}", question.position),
                       peek().position);
     take();
     const int otherwise = conditional();
-    return add({Expr::Kind::conditional, "?", 0, question.position, condition, then, otherwise});
+    return add({Expr::Kind::conditional, "?", 0, question.position, 1, condition, then, otherwise});
   }
 
   int comparison() {
@@ -185,10 +219,11 @@ class Parser {
   int unary() {
     if (at("-")) {
       const Token op = take();
-      return add({Expr::Kind::negate, "-", 0, op.position, unary(), -1, -1});
+      const Nested nested(*this, op.position);
+      return add({Expr::Kind::negate, "-", 0, op.position, 1, unary(), -1, -1});
     }
     if (at("+")) {
-      take();
+      const Nested nested(*this, take().position);
       return unary();
     }
     return primary();
@@ -214,6 +249,7 @@ class Parser {
     }
     if (at("(")) {
       const Token open = take();
+      const Nested nested(*this, open.position);
       const int inner = conditional();
       if (!at(")"))
         throw ExprError(fmt::format("expected ')' to close the '(' at position {}", open.position),
@@ -229,6 +265,7 @@ class Parser {
   Expr& expr_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
+  int depth_ = 0;
   std::span<const Var> allowed_;
 };
 
@@ -306,8 +343,23 @@ Value Expr::eval_binary(const Node& n, const Bindings& b) const {
 
 std::string describe_error(std::string_view option, const std::string& text, const ExprError& e) {
   const int column = std::clamp(e.position(), 1, static_cast<int>(text.size()) + 1);
-  return fmt::format("{} '{}': position {}: {}\n    {}\n    {}^", option, text, e.position(),
-                     e.what(), text, std::string(static_cast<std::size_t>(column - 1), ' '));
+  auto caret = static_cast<std::size_t>(column - 1);
+  // A long expression (a generated one, or one nested too deeply) is shown
+  // in part, around the column, so that the message stays three lines.
+  constexpr std::size_t width = 72;
+  if (text.size() <= width)
+    return fmt::format("{} '{}': position {}: {}\n    {}\n    {}^", option, text, e.position(),
+                       e.what(), text, std::string(caret, ' '));
+  const std::size_t from = caret > width / 2 ? caret - width / 2 : 0;
+  std::string excerpt = text.substr(from, width);
+  if (from > 0) {
+    excerpt = "..." + excerpt;
+    caret = caret - from + 3;
+  }
+  if (from + width < text.size()) excerpt += "...";
+  return fmt::format("{} '{}...' ({} characters): position {}: {}\n    {}\n    {}^", option,
+                     text.substr(0, width / 2), text.size(), e.position(), e.what(), excerpt,
+                     std::string(caret, ' '));
 }
 
 }  // namespace ep::inspect

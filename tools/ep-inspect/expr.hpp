@@ -19,6 +19,13 @@
 
 namespace ep::inspect {
 
+/// How deeply an expression may nest: parentheses, signs, the branches of
+/// `?:` and the operands of a chain of operators each add a level. Parsing
+/// and evaluating recurse once per level, so without a bound a long enough
+/// expression ("((((...", "- - - ...") overflows the stack; real ones
+/// nest a few levels.
+inline constexpr int max_expr_depth = 256;
+
 /// The variables an expression may name. Which of them an option accepts is
 /// the option's business (see Expr::parse).
 enum class Var { rank, size, process, local, group };
@@ -54,7 +61,8 @@ struct Bindings {
 class Expr {
  public:
   /// Parses `text`, accepting only the variables in `allowed`. Throws
-  /// ExprError for a malformed expression or an unknown variable.
+  /// ExprError for a malformed expression, an unknown variable, or one that
+  /// nests deeper than max_expr_depth (at the token that goes too deep).
   static Expr parse(std::string_view text, std::span<const Var> allowed);
 
   /// Evaluates; throws ExprError (division by zero, undef in arithmetic or
@@ -70,6 +78,7 @@ class Expr {
     std::string op;          // binary: "+", "<=", ...
     std::int64_t value = 0;  // number; variable: the Var
     int position = 0;        // 1-based, of the token that made the node
+    int height = 1;          // levels of the subtree, at most max_expr_depth
     int a = -1, b = -1, c = -1;
   };
   friend class Parser;

@@ -20,13 +20,17 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
+#include <sstream>
 
 #include "cli.hpp"
 #include "collect.hpp"
+#include "json_input.hpp"
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
 #include "provenance.hpp"
 #include "runner.hpp"
+#include "runs.hpp"
 #include "table.hpp"
 
 namespace {
@@ -77,7 +81,7 @@ int finish(const Command& c, const ordered_json& merged, const Findings& f) {
 
 std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
   namespace fs = std::filesystem;
-  std::vector<std::string> files;
+  std::vector<std::string> given;
   for (const std::string& path : paths) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
@@ -85,22 +89,45 @@ std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
       for (const auto& entry : fs::directory_iterator(path, error))
         if (entry.is_regular_file() && entry.path().extension() == ".json")
           found.push_back(entry.path().string());
+      if (error) throw UsageError(fmt::format("read: cannot list '{}': {}", path, error.message()));
       if (found.empty()) throw UsageError(fmt::format("read: no .json files in '{}'", path));
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      given.insert(given.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(path, error)) {
+      given.push_back(path);
     } else if (fs::exists(path, error)) {
-      files.push_back(path);
+      // A device or a pipe may never end (/dev/zero): only files are read.
+      throw UsageError(fmt::format("read: '{}' is neither a regular file nor a directory", path));
     } else {
       throw UsageError(fmt::format("read: '{}' does not exist", path));
     }
   }
+  // A file named twice ("read dir dir/w0c1.w0.json") is read once: it is
+  // not a second view.
+  std::vector<std::string> files;
+  std::set<fs::path> seen;
+  for (const std::string& file : given) {
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(file, error);
+    if (error || seen.insert(canonical).second) files.push_back(file);
+  }
   std::vector<Dump> dumps;
   for (const std::string& file : files) {
     std::ifstream in(file);
+    std::stringstream text;
+    if (in) text << in.rdbuf();
+    if (!in || in.bad()) {
+      f.fail(fmt::format("{}: cannot read: {}", file, std::strerror(errno)));
+      continue;
+    }
+    // The bounded parse: a dump nested 200 000 levels deep overflowed the
+    // stack wherever the tool copied, compared or printed it.
     try {
-      dumps.push_back({file, nlohmann::json::parse(in)});
-    } catch (const nlohmann::json::exception& e) {
-      f.fail(fmt::format("{}: not JSON: {}", file, e.what()));
+      dumps.push_back({file, ep::tools::parse_json(text.str(), file)});
+    } catch (const ep::tools::JsonInputError& e) {
+      f.fail(e.kind() == ep::tools::JsonInputError::Kind::syntax
+                 ? fmt::format("{}: not JSON: {}", file, e.reason())
+                 : std::string(e.what()));
     }
   }
   return dumps;
@@ -116,6 +143,19 @@ int run_read(const Command& c) {
   } catch (const UsageError& e) {
     if (printing_rank()) fmt::print(stderr, "ep-inspect: {}\n", e.what());
     return exit_usage;
+  }
+  // Dumps of several runs make communicators that none of them had: no
+  // merged document then, only what shows the mix.
+  if (const std::vector<std::string> mix = mixed_runs(dumps); !mix.empty()) {
+    if (!printing_rank()) return exit_failed;
+    constexpr std::size_t shown = 8;
+    fmt::print(stderr, "ep-inspect: read: the files are dumps of more than one run:\n");
+    for (std::size_t i = 0; i < mix.size() && i < shown; ++i) fmt::print(stderr, "  {}\n", mix[i]);
+    if (mix.size() > shown) fmt::print(stderr, "  ... and {} more\n", mix.size() - shown);
+    fmt::print(stderr,
+               "libep's dumps do not say which run wrote them, so read merges nothing: give each "
+               "run its own EP_INSPECT directory (or empty it first) and read one run at a time\n");
+    return exit_failed;
   }
   ordered_json merged = merge_dumps(dumps, c.check, f);
   if (c.check) add_check_result(merged, f);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -14,30 +17,149 @@ using json = nlohmann::json;
 bool is_int(const json& o, const char* key) {
   return o.is_object() && o.contains(key) && o[key].is_number_integer();
 }
-bool is_string(const json& o, const char* key) {
-  return o.is_object() && o.contains(key) && o[key].is_string();
+
+// The shape of a document, every number included: each is an integer
+// within what the document itself allows (a rank below its size, an mpi rank
+// below its process count, ...), so that the checks and the output can index
+// with it and convert it to int. The first problem found is kept, naming the
+// field by its path and its value.
+class ShapeCheck {
+ public:
+  explicit ShapeCheck(const json& doc) : doc_(doc) {}
+
+  std::string run();
+
+ private:
+  // A required integer `o[key]` within lo..hi; `why` says what bounds it.
+  bool integer(const json& o, const std::string& path, const char* key, std::int64_t lo,
+               std::int64_t hi, std::string_view why = "") {
+    if (!error_.empty()) return false;
+    const std::string field = path.empty() ? key : fmt::format("{}.{}", path, key);
+    if (!o.is_object() || !o.contains(key)) return fail(fmt::format("'{}' is missing", field));
+    const json& v = o[key];
+    bool in_range = false;
+    if (v.is_number_unsigned()) {  // how JSON's non-negative integers are held, up to 2^64-1
+      const auto u = v.get<std::uint64_t>();
+      in_range =
+          hi >= 0 && u <= static_cast<std::uint64_t>(hi) && static_cast<std::int64_t>(u) >= lo;
+    } else if (v.is_number_integer()) {
+      const auto x = v.get<std::int64_t>();
+      in_range = x >= lo && x <= hi;
+    }
+    if (in_range) return true;
+    if (lo > hi)  // nothing is valid: the bound comes from an empty list
+      return fail(fmt::format("'{}' is {}, but {}", field, v.dump(), why));
+    return fail(fmt::format("'{}' is {}; expected an integer {}..{}{}", field, v.dump(), lo, hi,
+                            why.empty() ? std::string() : fmt::format(" ({})", why)));
+  }
+  bool string(const json& o, const std::string& path, const char* key) {
+    if (!error_.empty()) return false;
+    if (o.is_object() && o.contains(key) && o[key].is_string()) return true;
+    return fail(fmt::format("'{}.{}' is not a string", path, key));
+  }
+  bool fail(std::string message) {
+    if (error_.empty()) error_ = std::move(message);
+    return false;
+  }
+
+  void entries(const std::string& name, const json& map, bool grouped);
+  std::string sizes() const { return fmt::format("size is {}", size_); }
+  std::string listed() const {
+    return fmt::format("the document lists {} process{}", processes_, processes_ == 1 ? "" : "es");
+  }
+  static constexpr std::string_view two_groups = "an inter-communicator has groups 0 and 1";
+
+  const json& doc_;
+  std::string error_;
+  std::int64_t size_ = 0;       // the document's size
+  std::int64_t processes_ = 0;  // entries of 'processes'
+};
+
+constexpr std::int64_t int_max = std::numeric_limits<int>::max();
+
+void ShapeCheck::entries(const std::string& name, const json& map, bool grouped) {
+  if (!map.is_array()) {
+    fail(fmt::format("'{}' is not an array", name));
+    return;
+  }
+  for (std::size_t i = 0; i < map.size() && error_.empty(); ++i) {
+    const json& e = map[i];
+    const std::string path = fmt::format("{}[{}]", name, i);
+    if (!e.is_object()) {
+      fail(fmt::format("'{}' is not an object", path));
+      return;
+    }
+    integer(e, path, "rank", 0, size_ - 1, sizes());
+    integer(e, path, "mpi_rank", 0, processes_ - 1, listed());
+    integer(e, path, "world_rank", 0, int_max);
+    string(e, path, "host");
+    integer(e, path, "local_rank", 0, size_ - 1, sizes());
+    if (grouped) integer(e, path, "group", 0, 1, two_groups);
+  }
 }
 
-// "" or what is wrong with `entries` as a map whose entries carry `fields`.
-std::string entries_shape(const json& doc, const char* name,
-                          std::initializer_list<const char*> fields) {
-  if (!doc.contains(name) || !doc[name].is_array())
-    return fmt::format("'{}' is not an array", name);
-  for (std::size_t i = 0; i < doc[name].size(); ++i) {
-    const json& entry = doc[name][i];
-    for (const char* field : fields) {
-      const bool ok =
-          std::string_view(field) == "host" ? is_string(entry, field) : is_int(entry, field);
-      if (!ok)
-        return fmt::format("{}[{}] lacks an {} '{}'", name, i,
-                           std::string_view(field) == "host" ? "string" : "integer", field);
+std::string ShapeCheck::run() {
+  const json& doc = doc_;
+  if (!doc.is_object()) return "not a JSON object";
+  // json::value would throw for a key of another type: compare the values.
+  if (!doc.contains("schema") || doc["schema"] != "libep-rank-map")
+    return "'schema' is not \"libep-rank-map\" (not a libep rank-map document)";
+  if (!is_int(doc, "schema_version") || doc["schema_version"] != 1)
+    return "'schema_version' is not 1 (this ep-inspect reads version 1)";
+  if (!doc.contains("communicator") || !doc["communicator"].is_string())
+    return "no string 'communicator'";
+  if (!parse_communicator_id(doc["communicator"].get<std::string>()))
+    return fmt::format("'communicator' is {}; expected w<world rank>c<number> (e.g. \"w0c3\")",
+                       doc["communicator"].dump());
+  const std::string kind = doc.contains("kind") && doc["kind"].is_string() ? doc["kind"] : "";
+  if (kind != "intra" && kind != "inter") return "'kind' is neither \"intra\" nor \"inter\"";
+  integer(doc, "", "mpi_size", 1, int_max);
+  integer(doc, "", "size", 1, int_max);
+  if (!error_.empty()) return error_;
+  size_ = doc["size"].get<std::int64_t>();
+  if (!doc.contains("processes") || !doc["processes"].is_array())
+    return "'processes' is not an array";
+  processes_ = static_cast<std::int64_t>(doc["processes"].size());
+  for (std::size_t p = 0; p < doc["processes"].size() && error_.empty(); ++p) {
+    const json& proc = doc["processes"][p];
+    const std::string path = fmt::format("processes[{}]", p);
+    if (!proc.is_object()) return fmt::format("'{}' is not an object", path);
+    integer(proc, path, "mpi_rank", 0, processes_ - 1, listed());
+    integer(proc, path, "world_rank", 0, int_max);
+    string(proc, path, "host");
+    integer(proc, path, "endpoints", 0, size_, sizes());
+    integer(proc, path, "leader", -1, size_ - 1, "-1 for none, else a rank; " + sizes());
+  }
+  if (!doc.contains("viewer") || !doc["viewer"].is_object()) return "'viewer' is not an object";
+  const json& viewer = doc["viewer"];
+  integer(viewer, "viewer", "mpi_rank", 0, processes_ - 1, listed());
+  integer(viewer, "viewer", "world_rank", 0, int_max);
+  // Only ep::Comm_inspect's documents name the viewing endpoint.
+  if (viewer.contains("rank")) integer(viewer, "viewer", "rank", 0, size_ - 1, sizes());
+  if (viewer.contains("group")) integer(viewer, "viewer", "group", 0, 1, two_groups);
+  if (kind == "intra") {
+    if (!error_.empty()) return error_;
+    if (!doc.contains("rank_map")) return "'rank_map' is missing";
+    entries("rank_map", doc["rank_map"], false);
+    return error_;
+  }
+  if (!error_.empty()) return error_;
+  if (!doc.contains("intercomm_rank_map")) return "'intercomm_rank_map' is missing";
+  entries("intercomm_rank_map", doc["intercomm_rank_map"], true);
+  if (!error_.empty()) return error_;
+  if (!doc.contains("groups") || !doc["groups"].is_array() || doc["groups"].size() != 2)
+    return "'groups' is not an array of two maps";
+  for (std::size_t g = 0; g < 2; ++g)
+    entries(fmt::format("groups[{}]", g), doc["groups"][g], false);
+  if (viewer.contains("rank")) {
+    for (const char* name : {"local_rank_map", "remote_rank_map"}) {
+      if (!error_.empty()) break;
+      if (!doc.contains(name)) return fmt::format("'{}' is missing", name);
+      entries(name, doc[name], false);
     }
   }
-  return "";
+  return error_;
 }
-
-constexpr std::initializer_list<const char*> entry_fields{"rank", "mpi_rank", "world_rank", "host",
-                                                          "local_rank"};
 
 std::string describe_location(const json& e) {
   return fmt::format("mpi rank {} (world rank {}), local rank {}", e["mpi_rank"].get<int>(),
@@ -193,50 +315,34 @@ void check_viewer(const json& doc, const std::string& where, Findings& f) {
 
 }  // namespace
 
+std::optional<std::pair<int, int>> parse_communicator_id(std::string_view id) {
+  // Digits, at most INT_MAX, after `prefix`; advances `id` past them.
+  const auto number = [&id](char prefix) -> std::optional<int> {
+    if (id.empty() || id.front() != prefix) return std::nullopt;
+    id.remove_prefix(1);
+    std::int64_t value = 0;
+    std::size_t digits = 0;
+    while (digits < id.size() && std::isdigit(static_cast<unsigned char>(id[digits]))) {
+      value = value * 10 + (id[digits] - '0');
+      if (value > std::numeric_limits<int>::max()) return std::nullopt;
+      ++digits;
+    }
+    if (digits == 0) return std::nullopt;
+    id.remove_prefix(digits);
+    return static_cast<int>(value);
+  };
+  const auto world = number('w');
+  if (!world) return std::nullopt;
+  const auto count = number('c');
+  if (!count || !id.empty()) return std::nullopt;
+  return std::pair{*world, *count};
+}
+
 const char* main_map(const json& doc) {
   return doc.value("kind", "") == "inter" ? "intercomm_rank_map" : "rank_map";
 }
 
-std::string shape_error(const json& doc) {
-  if (!doc.is_object()) return "not a JSON object";
-  if (doc.value("schema", "") != "libep-rank-map")
-    return "'schema' is not \"libep-rank-map\" (not a libep rank-map document)";
-  if (!is_int(doc, "schema_version") || doc["schema_version"] != 1)
-    return "'schema_version' is not 1 (this ep-inspect reads version 1)";
-  if (!is_string(doc, "communicator")) return "no string 'communicator'";
-  const std::string kind = doc.value("kind", "");
-  if (kind != "intra" && kind != "inter") return "'kind' is neither \"intra\" nor \"inter\"";
-  for (const char* key : {"mpi_size", "size"})
-    if (!is_int(doc, key)) return fmt::format("no integer '{}'", key);
-  if (!doc.contains("viewer") || !is_int(doc["viewer"], "mpi_rank") ||
-      !is_int(doc["viewer"], "world_rank"))
-    return "'viewer' lacks an integer mpi_rank or world_rank";
-  if (!doc.contains("processes") || !doc["processes"].is_array())
-    return "'processes' is not an array";
-  for (std::size_t p = 0; p < doc["processes"].size(); ++p) {
-    const json& proc = doc["processes"][p];
-    for (const char* key : {"mpi_rank", "world_rank", "endpoints", "leader"})
-      if (!is_int(proc, key)) return fmt::format("processes[{}] lacks an integer '{}'", p, key);
-    if (!is_string(proc, "host")) return fmt::format("processes[{}] lacks a string 'host'", p);
-  }
-  if (kind == "intra") return entries_shape(doc, "rank_map", entry_fields);
-  if (auto e = entries_shape(doc, "intercomm_rank_map",
-                             {"rank", "mpi_rank", "world_rank", "host", "local_rank", "group"});
-      !e.empty())
-    return e;
-  if (!doc.contains("groups") || !doc["groups"].is_array() || doc["groups"].size() != 2)
-    return "'groups' is not an array of two maps";
-  for (int g = 0; g < 2; ++g) {
-    const json wrapped = {{"group", doc["groups"][static_cast<std::size_t>(g)]}};
-    if (auto e = entries_shape(wrapped, "group", entry_fields); !e.empty())
-      return fmt::format("groups[{}]: {}", g, e);
-  }
-  if (is_int(doc["viewer"], "rank")) {
-    for (const char* name : {"local_rank_map", "remote_rank_map"})
-      if (auto e = entries_shape(doc, name, entry_fields); !e.empty()) return e;
-  }
-  return "";
-}
+std::string shape_error(const json& doc) { return ShapeCheck(doc).run(); }
 
 void check_document(const json& doc, const std::string& where, Findings& f) {
   ++f.documents;

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ep::inspect {
@@ -17,9 +20,17 @@ struct Findings {
   void fail(std::string message) { failures.push_back(std::move(message)); }
 };
 
-/// "" if `doc` has the shape of a libep-rank-map document, schema_version 1
-/// (every field the checks read, with its type); otherwise what is wrong.
+/// "" if `doc` has the shape of a libep-rank-map document, schema_version 1:
+/// every field the checks read, with its type, and every number within what
+/// the document allows (ranks below its size, mpi ranks below the number of
+/// processes it lists, world ranks and sizes non-negative ints, groups 0 or
+/// 1), so that the checks may index with them. Otherwise the first problem,
+/// naming the field by its path and its value.
 std::string shape_error(const nlohmann::json& doc);
+
+/// The world rank and number of a communicator id "w<world rank>c<number>",
+/// each an int; nothing if `id` is not one.
+std::optional<std::pair<int, int>> parse_communicator_id(std::string_view id);
 
 /// The invariants of one document of the right shape: ranks 0..size-1 each
 /// once and in order; every endpoint's process exists and its world rank and

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "json_input.hpp"
 #include "mpi_check.hpp"
 
 namespace ep::inspect {
@@ -42,11 +43,11 @@ nlohmann::json report(const Model& model, int step, int endpoint, ep::Comm comm)
   r["inter"] = inter != 0;
   r["remote_size"] = remote_size;
   try {
-    r["map"] = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
+    r["map"] = tools::parse_json(text, "ep::Comm_inspect's document");
+  } catch (const tools::JsonInputError& e) {
     // Kept, so that --check says so instead of the tool failing here.
     r["map"] = nullptr;
-    r["map_error"] = fmt::format("ep::Comm_inspect returned text that is not JSON: {}", e.what());
+    r["map_error"] = fmt::format("ep::Comm_inspect returned unusable JSON: {}", e.what());
   }
   return r;
 }
@@ -145,9 +146,12 @@ nlohmann::json gather_reports(const nlohmann::json& mine) {
   if (rank != 0) return nullptr;
   nlohmann::json all = nlohmann::json::array();
   for (int p = 0; p < size; ++p) {
-    auto part = nlohmann::json::parse(
-        gathered.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(p)]),
-                        static_cast<std::size_t>(lengths[static_cast<std::size_t>(p)])));
+    // What this tool wrote on every rank, parsed as bounded as any input.
+    auto part =
+        tools::parse_json(std::string_view(gathered).substr(
+                              static_cast<std::size_t>(offsets[static_cast<std::size_t>(p)]),
+                              static_cast<std::size_t>(lengths[static_cast<std::size_t>(p)])),
+                          fmt::format("the reports of world rank {}", p));
     for (auto& entry : part) all.push_back(std::move(entry));
   }
   return all;
