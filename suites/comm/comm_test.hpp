@@ -19,7 +19,6 @@
 
 #if defined(EPTEST_MODE_MPI)
 namespace eptest::mpi_shim {
-inline int Comm_dup(Comm c, Comm* out) { return MPI_Comm_dup(c, out); }
 inline int Comm_split(Comm c, int color, int key, Comm* out) {
   return MPI_Comm_split(c, color, key, out);
 }

@@ -25,6 +25,7 @@ inline Status* const STATUSES_IGNORE = MPI_STATUSES_IGNORE;
 // Communicator queries and error handling.
 inline int Comm_rank(Comm c, int* r) { return MPI_Comm_rank(c, r); }
 inline int Comm_size(Comm c, int* s) { return MPI_Comm_size(c, s); }
+inline int Comm_dup(Comm c, Comm* out) { return MPI_Comm_dup(c, out); }
 inline int Comm_free(Comm* c) { return MPI_Comm_free(c); }
 inline int Comm_set_errhandler(Comm c, MPI_Errhandler h) { return MPI_Comm_set_errhandler(c, h); }
 inline int Comm_get_errhandler(Comm c, MPI_Errhandler* h) { return MPI_Comm_get_errhandler(c, h); }

@@ -48,17 +48,42 @@ int Comm_free(Comm* comm) {
 
 namespace detail {
 
+namespace {
+
+int release_endpoint(Endpoint* e) {
+  CommShared* shared = e->shared;
+  // The last endpoint of the process releases the shared state; endpoint
+  // objects stay until then because other endpoints may still deliver to them.
+  if (shared->live.fetch_sub(1, std::memory_order_acq_rel) == 1) return release_shared(shared);
+  return MPI_SUCCESS;
+}
+
+// The release of an endpoint that Comm_free left in place, run by the end
+// of its last request (drop_held_request), in whatever call freed it.
+void release_later(Endpoint* e) {
+  const int rc = release_endpoint(e);
+  if (rc != MPI_SUCCESS) {
+    (void)check_mpi(rc, nullptr, "Comm_free",
+                    "releasing the communicator's MPI communicators, once its last pending "
+                    "request ended");
+  }
+}
+
+}  // namespace
+
 int free_endpoint(Endpoint* e) {
   // Requests the user released while active must finish before their
   // endpoint goes away.
   Backoff backoff;
   for (reap_orphans(e); !e->orphans.empty(); reap_orphans(e)) backoff.pause();
   e->magic = 0;
-  CommShared* shared = e->shared;
-  // The last endpoint of the process releases the shared state; endpoint
-  // objects stay until then because other endpoints may still deliver to them.
-  if (shared->live.fetch_sub(1, std::memory_order_acq_rel) == 1) return release_shared(shared);
-  return MPI_SUCCESS;
+  // Requests the user still holds complete normally (MPI): the endpoint
+  // stays until the last of them is freed.
+  if (e->requests_held > 0) {
+    e->finish_free = release_later;
+    return MPI_SUCCESS;
+  }
+  return release_endpoint(e);
 }
 
 }  // namespace detail

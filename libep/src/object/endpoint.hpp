@@ -80,6 +80,14 @@ struct Endpoint {
   // operations (p2p/api_common.hpp). Touched only by the thread driving
   // this endpoint.
   std::vector<RequestImpl*> spare_requests;
+  // Requests of this endpoint that the user holds (made by new_request and
+  // not freed yet, orphans included). Comm_free leaves an endpoint that
+  // still has some in place, since MPI lets pending operations on a freed
+  // communicator complete normally, and sets finish_free: the comm layer's
+  // release, run when the last one is freed. Touched only by the thread
+  // driving this endpoint.
+  int requests_held = 0;
+  void (*finish_free)(Endpoint*) = nullptr;
 
   Endpoint() = default;
   Endpoint(const Endpoint&) = delete;
@@ -90,6 +98,12 @@ struct Endpoint {
 
   bool is_valid() const { return magic == kMagic; }
 };
+
+/// A request of `e` that the user held is gone; the last one of an endpoint
+/// whose communicator was freed releases the endpoint (finish_free).
+inline void drop_held_request(Endpoint* e) {
+  if (--e->requests_held == 0 && e->finish_free) e->finish_free(e);
+}
 
 /// The endpoint behind a handle, or nullptr for COMM_NULL and freed handles.
 Endpoint* valid_endpoint(Comm comm);

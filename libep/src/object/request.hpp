@@ -68,6 +68,7 @@ struct RequestImpl {
   Kind kind = Kind::send;
   SendMode mode = SendMode::standard;
   bool persistent = false;
+  bool held = false;           // counted in its endpoint's requests_held (new_request)
   bool freed_by_user = false;  // Request_free while active: reclaim on completion
   Endpoint* endpoint = nullptr;
 

@@ -43,44 +43,57 @@ int start_request(RequestImpl* r, bool blocking, const char* function) {
 
 RequestImpl* new_request(Endpoint* endpoint) {
   std::vector<RequestImpl*>& spares = endpoint->spare_requests;
-  if (spares.empty()) return new RequestImpl;
-  RequestImpl* storage = spares.back();
-  spares.pop_back();
-  return new (storage) RequestImpl;
+  RequestImpl* r = nullptr;
+  if (spares.empty()) {
+    r = new RequestImpl;
+  } else {
+    r = new (spares.back()) RequestImpl;
+    spares.pop_back();
+  }
+  r->endpoint = endpoint;
+  r->held = true;
+  ++endpoint->requests_held;
+  return r;
 }
 
 void free_request(RequestImpl* r) {
   // Enough for a window of messages in flight; beyond, back to the heap.
   constexpr std::size_t kSpares = 64;
   Endpoint* endpoint = r->endpoint;
+  const bool held = r->held;
   if (!endpoint || endpoint->spare_requests.size() >= kSpares) {
     delete r;
-    return;
+  } else {
+    r->~RequestImpl();
+    endpoint->spare_requests.push_back(r);
   }
-  r->~RequestImpl();
-  endpoint->spare_requests.push_back(r);
+  // Last: it may release the endpoint.
+  if (held) drop_held_request(endpoint);
 }
 
 int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
   RequestImpl* r = *handle;
   give_status(status, r->status);
   const int error = r->status.MPI_ERROR;
-  Endpoint* endpoint = r->endpoint;
-  const std::int64_t capacity = std::int64_t{r->count} * r->layout.size;
-  const std::int64_t bytes = r->status.count_bytes;
+  int rc = error;
+  // Raised before the request is freed: freeing the last request of an
+  // endpoint whose communicator was freed releases the endpoint.
+  if (error != MPI_SUCCESS && raise_error) {
+    if (error == MPI_ERR_TRUNCATE) {
+      rc = raise(r->endpoint, error, function,
+                 "message truncated: {} bytes arrived for a receive buffer of {} bytes",
+                 r->status.count_bytes, std::int64_t{r->count} * r->layout.size);
+    } else {
+      rc = raise(r->endpoint, error, function, "the operation failed");
+    }
+  }
   if (r->persistent) {
     r->state.store(RequestImpl::State::inactive, std::memory_order_relaxed);
   } else {
     free_request(r);
     *handle = REQUEST_NULL;
   }
-  if (error == MPI_SUCCESS || !raise_error) return error;
-  if (error == MPI_ERR_TRUNCATE) {
-    return raise(endpoint, error, function,
-                 "message truncated: {} bytes arrived for a receive buffer of {} bytes", bytes,
-                 capacity);
-  }
-  return raise(endpoint, error, function, "the operation failed");
+  return rc;
 }
 
 int conclude(RequestImpl& r, Status* status, const char* function) {

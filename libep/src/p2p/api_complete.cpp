@@ -67,6 +67,9 @@ int finish_all(int count, Request requests[], Status statuses[], const char* fun
       first_failed = requests[i]->endpoint;
     }
   }
+  // Raised before the requests are freed, which may release their endpoint
+  // (detail::free_request).
+  const int rc = failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
   for (int i = 0; i < count; ++i) {
     Status* out = status_at(statuses, i);
     int error = MPI_SUCCESS;
@@ -77,7 +80,7 @@ int finish_all(int count, Request requests[], Status statuses[], const char* fun
     }
     if (out && failures) out->MPI_ERROR = error;
   }
-  return failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
+  return rc;
 }
 
 // One pass of Testany and Waitany over checked arguments.
@@ -127,6 +130,7 @@ int test_some(int incount, Request requests[], int* outcount, int indices[], Sta
     const Request r = requests[indices[n]];
     if (failed(r) && failures++ == 0) first_failed = r->endpoint;
   }
+  const int rc = failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
   for (int n = 0; n < done; ++n) {
     // The statuses of Testsome are packed: the n-th completed request's
     // status goes to statuses[n].
@@ -135,7 +139,7 @@ int test_some(int incount, Request requests[], int* outcount, int indices[], Sta
     if (out && failures) out->MPI_ERROR = error;
   }
   *outcount = any_active ? done : MPI_UNDEFINED;
-  return failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
+  return rc;
 }
 
 }  // namespace
@@ -261,7 +265,7 @@ int Request_free(Request* request) {
   *request = REQUEST_NULL;
   const auto state = r->state.load(std::memory_order_acquire);
   if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
-    delete r;
+    detail::free_request(r);
     return MPI_SUCCESS;
   }
   // Still running: it completes on its own (MPI semantics); the endpoint

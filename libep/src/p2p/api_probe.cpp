@@ -135,12 +135,12 @@ int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Reques
     *request = r;
     return MPI_SUCCESS;
   }
-  auto* r = new RequestImpl;
+  auto* r = detail::new_request(args.endpoint);
   detail::fill_request(r, RequestImpl::Kind::recv, detail::SendMode::standard, args, buf, count,
                        datatype, MPI_ANY_SOURCE, MPI_ANY_TAG);
   rc = detail::hold_type(r);
   if (rc != MPI_SUCCESS) {
-    delete r;
+    detail::free_request(r);
     return detail::check_mpi(rc, args.endpoint, fn, "MPI_Type_dup");
   }
   receive_matched(message, r, /*blocking=*/false);

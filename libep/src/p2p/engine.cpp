@@ -286,9 +286,11 @@ void progress(Endpoint* endpoint) {
 }
 
 void reap_orphans(Endpoint* endpoint) {
-  std::erase_if(endpoint->orphans, [](RequestImpl* r) {
+  std::erase_if(endpoint->orphans, [endpoint](RequestImpl* r) {
     if (!test_request(r)) return false;
+    const bool held = r->held;
     delete r;
+    if (held) drop_held_request(endpoint);
     return true;
   });
 }
