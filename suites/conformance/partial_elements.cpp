@@ -10,7 +10,8 @@
 // without gaps (a contiguous struct), spread apart (a non-contiguous
 // struct); the receive is posted before the send, or the message arrives
 // first. Every byte of the receive buffer is checked: received basic
-// elements, untouched holes, untouched tail.
+// elements, untouched holes, untouched tail. (Under MPICH the large packed
+// struct sends are left out: reference_mpi.hpp.)
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "reference_mpi.hpp"
 
 namespace {
 
@@ -216,6 +218,10 @@ void eptest::run(Context& t) {
     for (const Sizes& s : sizes) {
       for (const std::size_t m : s.lengths) {
         for (const std::string& flavor : flavors) {
+          if (flavor == "packed" && !r.ints_only && s.capacity == kLarge &&
+              reference::kPackedStructRendezvousTruncates) {
+            continue;
+          }
           for (const bool posted_first : {true, false}) {
             one_case(t, r, s.capacity, m, flavor, posted_first, ++tag);
           }
