@@ -110,6 +110,12 @@ inline int Request_free(Request* r) { return MPI_Request_free(r); }
 inline int Cancel(Request* r) { return MPI_Cancel(r); }
 inline int Test_cancelled(const Status* s, int* flag) { return MPI_Test_cancelled(s, flag); }
 inline int Get_count(const Status* s, MPI_Datatype t, int* n) { return MPI_Get_count(s, t, n); }
+inline int Get_elements(const Status* s, MPI_Datatype t, int* n) {
+  return MPI_Get_elements(s, t, n);
+}
+inline int Get_elements_x(const Status* s, MPI_Datatype t, MPI_Count* n) {
+  return MPI_Get_elements_x(s, t, n);
+}
 
 // Persistent requests.
 inline int Send_init(const void* b, int n, MPI_Datatype t, int dest, int tag, Comm c, Request* r) {

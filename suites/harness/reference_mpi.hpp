@@ -61,6 +61,18 @@ inline constexpr bool kWinBaseNullForSizeZero = kMpich;
 /// alone in all of them.
 inline constexpr bool kProbeWritesStatusError = kMpich;
 
+/// A message sent as one struct datatype whose basic elements lie packed
+/// without gaps (an int at 0, a double at 4, an int at 12, ...: size equal
+/// to extent, misaligned doubles), past the eager size, fails at the receiver
+/// with MPI_ERR_TRUNCATE although the receive buffer holds it. Measured on
+/// MPICH 4.0.2 with a 25-line C program, 2 processes, into 3000 elements of
+/// struct {int at 0, double at 8} (extent 16): 1999, 5999 and 6000 basic
+/// elements fail, 5998 (extent padded past the size) and 199 succeed, and so
+/// does the same signature spread one basic element every 16 bytes; Open MPI
+/// 4.1.4 receives all of them. libep hands such a message between processes
+/// to the MPI as the sender's type, so both programs of a test leave it out.
+inline constexpr bool kPackedStructRendezvousTruncates = kMpich;
+
 #if defined(OMPI_MAJOR_VERSION)
 inline constexpr int kOmpiMajor = OMPI_MAJOR_VERSION;
 #else

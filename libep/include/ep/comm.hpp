@@ -110,9 +110,14 @@ int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler);
 /// As MPI_Comm_get_attr for predefined attributes; `attribute_val` receives
 /// an `int*`. MPI_TAG_UB is libep's: the largest user tag this communicator
 /// accepts, what is left of the MPI's tag range once libep has taken its
-/// envelope bits (at least 32767). Other keys are answered by the MPI
-/// communicator of the endpoint's process (MPI_HOST, MPI_IO,
-/// MPI_WTIME_IS_GLOBAL, ...). Local.
+/// envelope bits (at least 32767). The other predefined keys (MPI_HOST,
+/// MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM,
+/// MPI_LASTUSEDCODE) are answered, flag and value, as the hosting process's
+/// MPI_COMM_WORLD answers them, on every endpoint communicator (inter-
+/// communicators and derived ones too); a rank in MPI_HOST or MPI_IO becomes
+/// the endpoint's own rank when it names the hosting process, MPI_PROC_NULL
+/// when it names another. Other keys go to the MPI communicator under the
+/// endpoint's. Local.
 int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag);
 
 }  // namespace ep

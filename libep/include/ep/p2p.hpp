@@ -117,6 +117,14 @@ int Test_cancelled(const Status* status, int* flag);
 /// As MPI_Get_count: MPI_UNDEFINED when the message is not a whole number of
 /// elements of `datatype`. Local to the status: any thread may call it.
 int Get_count(const Status* status, MPI_Datatype datatype, int* count);
+/// As MPI_Get_elements: the basic elements received, counting those of a
+/// last element of `datatype` the message ended inside (all of which the
+/// receive stored). MPI_UNDEFINED when the message is not a whole number of
+/// basic elements, or when the count does not fit an int. Local to the
+/// status: any thread may call it.
+int Get_elements(const Status* status, MPI_Datatype datatype, int* count);
+/// As MPI_Get_elements_x (see Get_elements), with an MPI_Count.
+int Get_elements_x(const Status* status, MPI_Datatype datatype, MPI_Count* count);
 
 /// As MPI_Send_init.
 int Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,

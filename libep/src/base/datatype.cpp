@@ -102,6 +102,25 @@ int elements_within(std::int64_t bytes, const Typed& to) {
   return static_cast<int>(std::min<std::int64_t>(to.count, bytes / to.layout.size));
 }
 
+// Stores the first `bytes` bytes of one packed element (fewer than its
+// size) into `element`: a message that ends inside an element of the
+// receive type, of which MPI stores every basic element received
+// (MPI_Get_elements counts them). MPI_Unpack takes whole elements only, so
+// the element's current contents are packed, the received prefix laid over
+// them, and the whole element unpacked back: the basic elements past the
+// message get the values they held. The receive buffer is the receive's
+// alone until it completes, so rewriting them is not observable.
+int unpack_partial(const std::byte* in, std::int64_t bytes, const Typed& element) {
+  const int size = element.layout.size;
+  auto staging = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(size));
+  int position = 0;
+  int rc = MPI_Pack(element.buf, 1, element.type, staging.get(), size, &position, MPI_COMM_SELF);
+  if (rc != MPI_SUCCESS) return rc;
+  std::memcpy(staging.get(), in, static_cast<std::size_t>(bytes));
+  position = 0;
+  return MPI_Unpack(staging.get(), size, &position, element.buf, 1, element.type, MPI_COMM_SELF);
+}
+
 }  // namespace
 
 int pack(const ConstTyped& from, std::byte* out) {
@@ -123,9 +142,17 @@ int unpack(const std::byte* in, std::int64_t bytes, const Typed& to) {
     return MPI_SUCCESS;
   }
   const int elements = elements_within(fit, to);
-  if (elements == 0) return MPI_SUCCESS;
-  int position = 0;
-  return MPI_Unpack(in, static_cast<int>(fit), &position, to.buf, elements, to.type, MPI_COMM_SELF);
+  const std::int64_t whole_bytes = std::int64_t{elements} * to.layout.size;
+  int rc = MPI_SUCCESS;
+  if (elements > 0) {
+    int position = 0;
+    rc = MPI_Unpack(in, static_cast<int>(whole_bytes), &position, to.buf, elements, to.type,
+                    MPI_COMM_SELF);
+  }
+  if (rc == MPI_SUCCESS && fit > whole_bytes) {
+    rc = unpack_partial(in + whole_bytes, fit - whole_bytes, to.slice(elements, 1));
+  }
+  return rc;
 }
 
 int copy_typed(const ConstTyped& from, const Typed& to) {

@@ -91,17 +91,18 @@ class TypedScratch {
 void* typed_base(std::byte* memory, int count, const TypeLayout& layout);
 
 /// Copies the message `from` into `to` (type signatures as MPI matches
-/// them), at most to's capacity: whole elements of `to` for derived types,
-/// every byte that fits for contiguous ones. Nothing beyond `to`'s capacity
-/// is written. Returns an MPI error code.
+/// them), at most to's capacity: every byte that fits, also when the
+/// message ends inside an element of `to` (its basic elements received are
+/// stored, as MPI stores them). Nothing beyond `to`'s capacity is written.
+/// Returns an MPI error code.
 int copy_typed(const ConstTyped& from, const Typed& to);
 
 /// Packs the whole message into `out`, which holds from.bytes() bytes.
 /// Returns an MPI error code.
 int pack(const ConstTyped& from, std::byte* out);
 
-/// Unpacks `bytes` packed bytes into `to`, at most to's capacity. Returns an
-/// MPI error code.
+/// Unpacks `bytes` packed bytes into `to`, at most to's capacity, a last
+/// partial element included (as copy_typed). Returns an MPI error code.
 int unpack(const std::byte* in, std::int64_t bytes, const Typed& to);
 
 }  // namespace ep::detail

@@ -109,6 +109,39 @@ int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler) {
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// The predefined attributes other than MPI_TAG_UB. MPI sets them on
+// MPI_COMM_WORLD only, which every endpoint communicator descends from:
+// Open MPI 4.1.4 copies most of them to duplicates of MPI_COMM_WORLD but
+// none to split communicators, and MPI_LASTUSEDCODE to no communicator, so
+// the MPI communicator under an endpoint communicator may lack them.
+bool is_world_attribute(int keyval) {
+  return keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
+         keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM || keyval == MPI_LASTUSEDCODE;
+}
+
+// Storage for a rank attribute that names no endpoint.
+int no_rank = MPI_PROC_NULL;
+
+// MPI_HOST and MPI_IO name a rank of MPI_COMM_WORLD, or MPI_PROC_NULL /
+// MPI_ANY_SOURCE; a rank means nothing on an endpoint communicator. The
+// hosting process's own rank means every endpoint it hosts: the endpoint's
+// own rank (kept in the Endpoint, so the pointer lives as long as the
+// communicator). Another process's rank is answered as MPI_PROC_NULL, which
+// understates it; Open MPI 4.1.4 and MPICH 4.0.2 name no rank (MPI_HOST is
+// MPI_PROC_NULL, MPI_IO MPI_ANY_SOURCE).
+int* rank_attribute(Endpoint& e, int* world_value) {
+  if (*world_value == MPI_PROC_NULL || *world_value == MPI_ANY_SOURCE) return world_value;
+  int world_rank = -1;
+  if (MPI_Comm_rank(MPI_COMM_WORLD, &world_rank) == MPI_SUCCESS && world_rank == *world_value) {
+    return &e.rank;
+  }
+  return &no_rank;
+}
+
+}  // namespace
+
 int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   constexpr const char* fn = "Comm_get_attr";
   Endpoint* e = detail::valid_endpoint(comm);
@@ -119,8 +152,14 @@ int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag) {
     *flag = 1;
     return MPI_SUCCESS;
   }
-  // The other predefined attributes (MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
-  // ...) are the hosting process's.
+  if (is_world_attribute(comm_keyval)) {
+    const int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, comm_keyval, attribute_val, flag);
+    if (rc != MPI_SUCCESS) return detail::check_mpi(rc, e, fn, "MPI_Comm_get_attr");
+    if (*flag && (comm_keyval == MPI_HOST || comm_keyval == MPI_IO)) {
+      *static_cast<int**>(attribute_val) = rank_attribute(*e, *static_cast<int**>(attribute_val));
+    }
+    return MPI_SUCCESS;
+  }
   const int rc = MPI_Comm_get_attr(e->shared->mpi_comm, comm_keyval, attribute_val, flag);
   return detail::check_mpi(rc, e, fn, "MPI_Comm_get_attr");
 }

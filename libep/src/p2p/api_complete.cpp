@@ -1,5 +1,6 @@
 // Public completion functions: the wait and test families, cancel, free,
 // and status queries.
+#include <limits>
 #include <vector>
 
 #include "base/backoff.hpp"
@@ -319,6 +320,51 @@ int Get_count(const Status* status, MPI_Datatype datatype, int* count) {
     *count = static_cast<int>(status->count_bytes / size);
   }
   return MPI_SUCCESS;
+}
+
+namespace {
+
+// The basic elements of `datatype` in the status's message, as the MPI counts
+// them: an MPI status that says the same number of bytes, asked by
+// MPI_Get_elements_x, so that partial elements and MPI_UNDEFINED follow the
+// MPI's own rules (its type map is the one that knows the basic elements).
+int elements_of(const Status* status, MPI_Datatype datatype, MPI_Count* count, const char* fn) {
+  if (!status || !count)
+    return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
+  if (datatype == MPI_DATATYPE_NULL) {
+    return detail::raise(nullptr, MPI_ERR_TYPE, fn, "the datatype is MPI_DATATYPE_NULL");
+  }
+  int size = 0;
+  int rc = MPI_Type_size(datatype, &size);
+  if (rc != MPI_SUCCESS) {
+    return detail::raise(nullptr, MPI_ERR_TYPE, fn, "invalid datatype: {}",
+                         detail::mpi_error_string(rc));
+  }
+  MPI_Status mpi{};
+  rc = MPI_Status_set_elements_x(&mpi, MPI_BYTE, static_cast<MPI_Count>(status->count_bytes));
+  if (rc == MPI_SUCCESS) rc = MPI_Get_elements_x(&mpi, datatype, count);
+  if (rc != MPI_SUCCESS) {
+    return detail::raise(nullptr, MPI_ERR_INTERN, fn, "MPI_Get_elements_x failed: {}",
+                         detail::mpi_error_string(rc));
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int Get_elements(const Status* status, MPI_Datatype datatype, int* count) {
+  constexpr const char* fn = "Get_elements";
+  if (!count) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a pointer argument is null");
+  MPI_Count elements = 0;
+  const int rc = elements_of(status, datatype, &elements, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  // As MPI_Get_elements: a count an int cannot hold is undefined.
+  *count = elements > std::numeric_limits<int>::max() ? MPI_UNDEFINED : static_cast<int>(elements);
+  return MPI_SUCCESS;
+}
+
+int Get_elements_x(const Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return elements_of(status, datatype, count, "Get_elements_x");
 }
 
 }  // namespace ep
