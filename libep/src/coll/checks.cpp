@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coll/mpi_step.hpp"
+#include "p2p/checks.hpp"
 #include "ranks/block_layout.hpp"
 #include "team/meeting.hpp"
 
@@ -54,6 +55,9 @@ int check_type(Endpoint* e, MPI_Datatype type, TypeLayout* layout, const char* w
   if (query_layout(type, layout) != MPI_SUCCESS) {
     return raise(e, MPI_ERR_TYPE, function, "{} is not a valid datatype", what);
   }
+  if (!committed(type)) {
+    return raise(e, MPI_ERR_TYPE, function, "{} is not committed (MPI_Type_commit)", what);
+  }
   return MPI_SUCCESS;
 }
 
@@ -75,9 +79,12 @@ bool local_count(int* count, const char* what, LocalError& err) {
 }
 
 bool local_type(MPI_Datatype* type, TypeLayout* layout, const char* what, LocalError& err) {
-  if (*type != MPI_DATATYPE_NULL && query_layout(*type, layout) == MPI_SUCCESS) return true;
+  const bool valid = *type != MPI_DATATYPE_NULL && query_layout(*type, layout) == MPI_SUCCESS;
+  if (valid && committed(*type)) return true;
   err.note(MPI_ERR_TYPE, "{} is {}", what,
-           *type == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype");
+           *type == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
+           : valid                    ? "not committed (MPI_Type_commit)"
+                                      : "not a valid datatype");
   *type = MPI_BYTE;
   *layout = {1, 1, 0, 1};  // MPI_BYTE's, without asking MPI
   return false;

@@ -342,14 +342,16 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
   // Step 1.
   GroupInfo mine;
   detail::PoolOffer offer;
-  team.sync();
+  detail::Posted posted{fn, nullptr};
+  const std::string mismatch = detail::enter_constructor(team, e->local, posted);
+  if (!mismatch.empty()) return detail::leave_mismatched(e, newintercomm, fn, mismatch);
   if (e->local == 0) {
     offer = detail::reserve_offer();
     mine.rc = describe_group(shared, offer, &mine);
-    team.slot(0) = &mine;
+    posted.result = &mine;
   }
   team.sync();
-  const GroupInfo& described = team.peer<GroupInfo>(0);
+  const GroupInfo& described = detail::result_of<GroupInfo>(team);
 
   // Step 2, on the leader endpoint while the others wait in the team.
   GroupInfo remote;
@@ -460,7 +462,7 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
     // process knows it; -1 where it hosts no endpoint of the group.
     int highs[2] = {-1, -1};
     for (int l = 0; l < team.size(); ++l) {
-      const Arrival& a = team.peer<Arrival>(l);
+      const Arrival& a = detail::arrival_of<Arrival>(team, l);
       highs[a.group] = a.high;
     }
     // The merged communicator has the carrier's processes in its order (only

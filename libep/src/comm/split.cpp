@@ -184,7 +184,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
   const LocalTeam& team = *shared.team;
   std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
   for (int l = 0; l < team.size(); ++l)
-    local[static_cast<std::size_t>(l)] = team.peer<SplitArrival>(l).args;
+    local[static_cast<std::size_t>(l)] = detail::arrival_of<SplitArrival>(team, l).args;
   const detail::PoolOffer offer = detail::reserve_offer();
   // Whatever happens, the sets offered and not taken go back to the pool.
   struct Release {
@@ -383,13 +383,15 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   // steps stay matched.
   LocalTeam& team = *e->shared->team;
   NodeColor found;
-  team.sync();
+  detail::Posted posted{fn, nullptr};
+  const std::string mismatch = detail::enter_constructor(team, e->local, posted);
+  if (!mismatch.empty()) return detail::leave_mismatched(e, newcomm, fn, mismatch);
   if (e->local == 0) {
     found = node_color(*e->shared, info);
-    team.slot(0) = &found;
+    posted.result = &found;
   }
   team.sync();
-  const NodeColor node = team.peer<NodeColor>(0);
+  const NodeColor node = detail::result_of<NodeColor>(team);
   team.sync();
   if (node.rc != MPI_SUCCESS) return detail::check_mpi(node.rc, e, fn, node.failed);
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {

@@ -1,5 +1,6 @@
 #include "object/error.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -78,8 +79,23 @@ void let_stderr_drain() {
 #endif
 }
 
+// Parks a thread for good: the process is being ended by another thread's
+// MPI_Abort, which takes this one with it.
+[[noreturn]] void wait_for_abort() {
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+// An error every endpoint of a process detects at once (a bad color given to
+// Comm_split by all, a collective mismatch) reaches here on several threads
+// together. Concurrent MPI_Abort calls crash some MPIs (Open MPI 4.1 dies of
+// SIGSEGV or SIGABRT, with varying exit statuses) and their messages
+// interleave; so the first thread reports and aborts, and the others wait
+// for it to end the process rather than return into a program that expects
+// not to continue.
 [[noreturn]] void abort_with(int error_class, const char* function, std::string_view where,
                              std::string_view reason) {
+  static std::atomic<bool> aborting{false};
+  if (aborting.exchange(true)) wait_for_abort();
   std::string message = fmt::format("libep: ep::{}: {}: {} ({})\n", function, where, reason,
                                     mpi_error_string(error_class));
   std::fputs(message.c_str(), stderr);

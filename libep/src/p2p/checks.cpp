@@ -30,6 +30,26 @@ int check_tag(Endpoint* e, int tag, bool is_receive, const char* function) {
 
 }  // namespace
 
+bool committed(MPI_Datatype type) {
+  if (is_predefined(type)) return true;
+  // MPI_COMM_SELF carries the user's handler, which may abort; a duplicate
+  // of it returns errors. If MPI cannot make one, the type is taken as
+  // committed and MPI judges it where it meets it, as before.
+  static const MPI_Comm probe = [] {
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (MPI_Comm_dup(MPI_COMM_SELF, &comm) != MPI_SUCCESS) return MPI_COMM_NULL;
+    if (MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+      static_cast<void>(MPI_Comm_free(&comm));  // unusable either way
+      return MPI_COMM_NULL;
+    }
+    return comm;
+  }();
+  if (probe == MPI_COMM_NULL) return true;
+  char nothing = 0;
+  int position = 0;
+  return MPI_Pack(&nothing, 0, type, &nothing, 0, &position, probe) == MPI_SUCCESS;
+}
+
 int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type, const char* function,
                  TypeLayout* layout) {
   if (count < 0) return raise(e, MPI_ERR_COUNT, function, "negative count {}", count);
@@ -39,6 +59,9 @@ int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type, con
   const int rc = query_layout(type, layout);
   if (rc != MPI_SUCCESS) {
     return raise(e, MPI_ERR_TYPE, function, "invalid datatype: {}", mpi_error_string(rc));
+  }
+  if (!committed(type)) {
+    return raise(e, MPI_ERR_TYPE, function, "the datatype is not committed (MPI_Type_commit)");
   }
   if (buf == MPI_IN_PLACE) {
     return raise(e, MPI_ERR_BUFFER, function, "MPI_IN_PLACE is not a point-to-point buffer");

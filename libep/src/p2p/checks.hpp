@@ -34,6 +34,15 @@ int check_probe(Comm comm, int source, int tag, const char* function, Endpoint**
 int check_buffer(Endpoint* endpoint, const void* buf, int count, MPI_Datatype type,
                  const char* function, TypeLayout* layout);
 
+/// Whether a datatype has been committed (predefined ones always are). MPI
+/// leaves an uncommitted type to the implementation that meets it, so
+/// without this a message between endpoints of one process aborted in
+/// MPI_Pack while one across processes failed with MPI_ERR_TYPE. Costs
+/// nothing for predefined types; a derived one is asked of MPI through a
+/// zero-count MPI_Pack on a private communicator that returns errors (Open MPI
+/// and MPICH both check commitment there; Open MPI's MPI_Pack_size does not).
+bool committed(MPI_Datatype type);
+
 /// A request handle is usable: not null, and one of libep's live requests.
 inline bool valid_request(Request r) { return r != nullptr && r->is_valid(); }
 
