@@ -91,7 +91,9 @@ int Comm_rank(Comm comm, int* rank);
 int Comm_size(Comm comm, int* size);
 
 /// As MPI_Comm_free: frees this endpoint's handle and sets it to COMM_NULL,
-/// once the requests released with Request_free on it have completed. Every
+/// once the requests released with Request_free on it have completed.
+/// Operations still pending on it complete normally: the endpoint is
+/// released when the last request the user holds on it is freed. Every
 /// endpoint frees its own handle, but the call does not wait for the others
 /// (one thread may free several endpoints in turn); the last endpoint of a
 /// process frees the process's part of the communicator and drops the
