@@ -4,7 +4,8 @@
 // neighbour and a send to its right one on the duplicate, frees it, and only
 // then waits: small and large messages (a large one is still under way at
 // the free: its data moves only once the receive is matched), completed by
-// Wait, Waitall and a Testall loop.
+// Wait, Waitall and a Testall loop; and a message matched by Mprobe before
+// the free and received by Mrecv after it.
 #include <vector>
 
 #include "helpers.hpp"
@@ -68,5 +69,27 @@ void eptest::run(Context& t) {
             ok ? "ok" : "BAD");
       t.barrier();
     }
+    // A message matched by Mprobe, received after the free.
+    ++round;
+    api::Comm dup = api::COMM_NULL;
+    t.check_rc(api::Comm_dup(t.comm(), &dup), "Comm_dup");
+    GuardedBuffer in(bytes);
+    std::vector<std::byte> out(bytes);
+    fill_payload(out, key_of(t.rank(), round));
+    api::Request send = api::REQUEST_NULL;
+    t.check_rc(api::Isend(out.data(), static_cast<int>(bytes), MPI_BYTE, right, round, dup, &send),
+               "Isend");
+    api::Message message = api::MESSAGE_NULL;
+    t.check_rc(api::Mprobe(left, round, dup, &message, api::STATUS_IGNORE), "Mprobe");
+    t.check_rc(api::Comm_free(&dup), "Comm_free");
+    t.check_rc(
+        api::Mrecv(in.data(), static_cast<int>(bytes), MPI_BYTE, &message, api::STATUS_IGNORE),
+        "Mrecv");
+    t.check_rc(api::Wait(&send, api::STATUS_IGNORE), "Wait");
+    const bool ok = payload_mismatch(in.span(), key_of(left, round)) < 0 && in.guards_intact();
+    t.check(ok, fmt::format("{} bytes, Mprobe then Comm_free then Mrecv: payload", bytes));
+    t.out("{} bytes matched by Mprobe, received by Mrecv after Comm_free: payload {}", bytes,
+          ok ? "ok" : "BAD");
+    t.barrier();
   }
 }

@@ -81,7 +81,8 @@ struct Endpoint {
   // this endpoint.
   std::vector<RequestImpl*> spare_requests;
   // Requests of this endpoint that the user holds (made by new_request and
-  // not freed yet, orphans included). Comm_free leaves an endpoint that
+  // not freed yet, orphans included), and messages matched by Mprobe or
+  // Improbe and not yet received. Comm_free leaves an endpoint that
   // still has some in place, since MPI lets pending operations on a freed
   // communicator complete normally, and sets finish_free: the comm layer's
   // release, run when the last one is freed. Touched only by the thread

@@ -26,7 +26,10 @@ int probe_once(Endpoint* e, int source, int tag, bool take, int* flag, Message* 
   *flag = found != nullptr;
   if (!found) return detail::check_mpi(rc, e, function, "MPI_Improbe");
   detail::give_status(status, detail::status_of(*found));
-  if (take) *message = new MessageImpl{MessageImpl::kMagic, e, found};
+  if (take) {
+    *message = new MessageImpl{MessageImpl::kMagic, e, found};
+    ++e->requests_held;  // a matched message keeps its endpoint, as a request does
+  }
   return detail::check_mpi(rc, e, function, "MPI_Isend (synchronous-send acknowledgement)");
 }
 
@@ -114,7 +117,9 @@ int Mrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Status*
                        datatype, MPI_ANY_SOURCE, MPI_ANY_TAG);
   receive_matched(message, &r, /*blocking=*/true);
   detail::wait_request(&r);
-  return detail::conclude(r, status, fn);
+  rc = detail::conclude(r, status, fn);
+  detail::drop_held_request(args.endpoint);  // the message's: last, it may release the endpoint
+  return rc;
 }
 
 int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Request* request) {
@@ -144,6 +149,7 @@ int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Reques
     return detail::check_mpi(rc, args.endpoint, fn, "MPI_Type_dup");
   }
   receive_matched(message, r, /*blocking=*/false);
+  detail::drop_held_request(args.endpoint);  // the message's; the request holds the endpoint now
   *request = r;
   return MPI_SUCCESS;
 }
