@@ -1,7 +1,8 @@
 // Groups and the communicators made from them, as MPI defines them: the
 // group operations on seeded random subsets and ranges of the test
 // communicator's group, translated and compared across the communicator,
-// its dup and its splits (identities carry over, as MPI processes do);
+// its dup, its splits and an inter-communicator's local and remote groups
+// (identities carry over, as MPI processes do);
 // Comm_create with one group and with disjoint groups; Comm_create_group
 // by two disjoint halves at once with one tag (in the uneven layouts one
 // process hosts members of both, and a process hosts no member of one);
@@ -178,6 +179,27 @@ void across_communicators(Context& t) {
     t.check_rc(api::Comm_free(&sub), "Comm_free");
   }
   release(t, &of_dup);
+  // An inter-communicator between the even and the odd ranks: its local
+  // and remote groups, as ranks of the world's group.
+  if (t.size() >= 2) {
+    api::Comm half = api::COMM_NULL;
+    t.check_rc(api::Comm_split(t.comm(), t.rank() % 2, 0, &half), "Comm_split");
+    api::Comm inter = api::COMM_NULL;
+    t.check_rc(api::Intercomm_create(half, 0, t.comm(), 1 - t.rank() % 2, 9, &inter),
+               "Intercomm_create");
+    api::Group local = api::GROUP_NULL;
+    api::Group remote = api::GROUP_NULL;
+    api::Group of_half = api::GROUP_NULL;
+    t.check_rc(api::Comm_group(inter, &local), "Comm_group");
+    t.check_rc(api::Comm_remote_group(inter, &remote), "Comm_remote_group");
+    t.check_rc(api::Comm_group(half, &of_half), "Comm_group");
+    t.out("inter: local {}, remote {}, local vs its half {}, remote vs local {}",
+          show(t, local, world), show(t, remote, world), compared(t, local, of_half),
+          compared(t, remote, local));
+    for (api::Group* g : {&local, &remote, &of_half}) release(t, g);
+    t.check_rc(api::Comm_free(&inter), "Comm_free");
+    t.check_rc(api::Comm_free(&half), "Comm_free");
+  }
   release(t, &world);
   t.check_rc(api::Comm_free(&dup), "Comm_free");
 }
