@@ -91,6 +91,11 @@ TEST(GroupSet, TranslateProcNullAndBadRanks) {
   ASSERT_EQ(translate_ranks(kB, ranks, kA, MPI_UNDEFINED, MPI_PROC_NULL, &out, &why),
             RanksError::none);
   EXPECT_EQ(out, (std::vector<int>{MPI_PROC_NULL, 3}));
+  // Into an empty group too (both reference MPIs say MPI_UNDEFINED there:
+  // suites/harness/reference_mpi.hpp).
+  ASSERT_EQ(translate_ranks(kB, ranks, {}, MPI_UNDEFINED, MPI_PROC_NULL, &out, &why),
+            RanksError::none);
+  EXPECT_EQ(out, (std::vector<int>{MPI_PROC_NULL, MPI_UNDEFINED}));
   const std::vector<int> bad{3};
   EXPECT_EQ(translate_ranks(kB, bad, kA, MPI_UNDEFINED, MPI_PROC_NULL, &out, &why),
             RanksError::rank);
