@@ -4,10 +4,13 @@
 // payloads checked; Buffer_detach returning the buffer only once its
 // messages have left it (the buffer is overwritten right after); a buffered
 // send on a duplicate freed at once, with the buffer attached through the
-// original communicator; MPI_ERR_BUFFER for a buffer one byte short, none
+// original communicator; two threads of one endpoint sending buffered on two
+// communicators at once; MPI_ERR_BUFFER for a buffer one byte short, none
 // attached, or a second attach; Request_get_status on pending and complete
 // requests; Pack/Unpack of a derived type, sent as MPI_PACKED.
 #include <cstring>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "helpers.hpp"
@@ -139,6 +142,48 @@ void detach_waits(Context& t, bool on_duplicate) {
   t.out("detach{}, then the buffer overwritten: message {}, detach gave {} bytes",
         on_duplicate ? " (sent on a freed duplicate)" : "", ok ? "intact" : "damaged",
         size == total ? "all" : "other");
+}
+
+// One endpoint (process), two threads: each sends buffered messages on a
+// communicator of its own, at the same time, from the one buffer, sized for
+// all of them.
+void two_threads(Context& t) {
+  constexpr int kMessages = 16;
+  const int right = (t.rank() + 1) % t.size();
+  const int left = (t.rank() + t.size() - 1) % t.size();
+  api::Comm dup = api::COMM_NULL;
+  t.check_rc(api::Comm_dup(t.comm(), &dup), "Comm_dup");
+  const int count = kCounts[1];
+  const int total = 2 * kMessages * (pack_size(t, count, MPI_INT) + MPI_BSEND_OVERHEAD);
+  std::vector<std::byte> buffer(static_cast<std::size_t>(total));
+  t.check_rc(api::Buffer_attach(t.comm(), buffer.data(), total), "Buffer_attach");
+  const auto send_all = [&](api::Comm comm, int tag, int* accepted) {
+    for (int i = 0; i < kMessages; ++i) {
+      const auto data = payload(count, key_of(t.rank(), right, tag + 100 * i));
+      *accepted += api::Bsend(data.data(), count, MPI_INT, right, tag, comm) == MPI_SUCCESS;
+    }
+  };
+  int accepted_main = 0;
+  int accepted_other = 0;
+  std::thread other(send_all, dup, 21, &accepted_other);
+  send_all(t.comm(), 20, &accepted_main);
+  other.join();
+  int good = 0;
+  for (int i = 0; i < kMessages; ++i) {
+    for (const auto& [comm, tag] : {std::pair{t.comm(), 20}, std::pair{dup, 21}}) {
+      std::vector<std::byte> in(static_cast<std::size_t>(count) * sizeof(int));
+      t.check_rc(api::Recv(in.data(), count, MPI_INT, left, tag, comm, api::STATUS_IGNORE), "Recv");
+      good += payload_mismatch(in, key_of(left, t.rank(), tag + 100 * i)) < 0;
+    }
+  }
+  void* back = nullptr;
+  int size = 0;
+  t.check_rc(api::Buffer_detach(dup, &back, &size), "Buffer_detach");
+  t.check_rc(api::Comm_free(&dup), "Comm_free");
+  t.check(accepted_main + accepted_other == 2 * kMessages && good == 2 * kMessages,
+          "two threads sending buffered");
+  t.out("two threads, one buffer: {} + {} of {} accepted, {} received intact", accepted_main,
+        accepted_other, 2 * kMessages, good);
 }
 
 // MPI_ERR_BUFFER. Libep charges every message Pack_size + MPI_BSEND_OVERHEAD,
@@ -320,6 +365,8 @@ void eptest::run(Context& t) {
   detach_waits(t, false);
   t.barrier();
   detach_waits(t, true);
+  t.barrier();
+  two_threads(t);
   t.barrier();
   too_small(t);
   t.barrier();

@@ -175,9 +175,12 @@ int Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 /// buffer of a positive size; MPI_ERR_ARG for a negative size.
 int Buffer_attach(Comm comm, void* buffer, int size);
 /// As MPI_Buffer_detach, for the endpoint `comm`: waits until every message
-/// in the buffer has been sent (moving the endpoint's own operations on
-/// meanwhile), then gives the buffer's address in *(void**)buffer_addr and
-/// its size; nullptr and 0 if none was attached.
+/// in the buffer has been sent, then gives the buffer's address in
+/// *(void**)buffer_addr and its size; nullptr and 0 if none was attached.
+/// While it waits it moves on the endpoint's operations on `comm` only
+/// (there is no progress thread): a receive it posted on another
+/// communicator, which a peer's Buffer_detach may be waiting for, moves on
+/// only in calls there.
 int Buffer_detach(Comm comm, void* buffer_addr, int* size);
 
 /// As MPI_Request_get_status: tests the request without freeing it or
