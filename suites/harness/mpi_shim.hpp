@@ -133,6 +133,35 @@ inline int Recv_init(void* b, int n, MPI_Datatype t, int src, int tag, Comm c, R
 inline int Start(Request* r) { return MPI_Start(r); }
 inline int Startall(int n, Request r[]) { return MPI_Startall(n, r); }
 
+// Buffered sends: the MPI process's buffer is the endpoint's (ep/p2p.hpp),
+// so the communicator only names whose buffer it is.
+inline int Bsend(const void* b, int n, MPI_Datatype t, int dest, int tag, Comm c) {
+  return MPI_Bsend(b, n, t, dest, tag, c);
+}
+inline int Ibsend(const void* b, int n, MPI_Datatype t, int dest, int tag, Comm c, Request* r) {
+  return MPI_Ibsend(b, n, t, dest, tag, c, r);
+}
+inline int Bsend_init(const void* b, int n, MPI_Datatype t, int dest, int tag, Comm c, Request* r) {
+  return MPI_Bsend_init(b, n, t, dest, tag, c, r);
+}
+inline int Buffer_attach(Comm, void* b, int size) { return MPI_Buffer_attach(b, size); }
+inline int Buffer_detach(Comm, void* b, int* size) { return MPI_Buffer_detach(b, size); }
+inline int Request_get_status(Request r, int* flag, Status* s) {
+  return MPI_Request_get_status(r, flag, s);
+}
+inline int Pack(const void* in, int n, MPI_Datatype t, void* out, int outsize, int* position,
+                Comm c) {
+  return MPI_Pack(in, n, t, out, outsize, position, c);
+}
+inline int Unpack(const void* in, int insize, int* position, void* out, int n, MPI_Datatype t,
+                  Comm c) {
+  return MPI_Unpack(in, insize, position, out, n, t, c);
+}
+inline int Pack_size(int n, MPI_Datatype t, Comm c, int* size) {
+  return MPI_Pack_size(n, t, c, size);
+}
+inline int Abort(Comm c, int code) { return MPI_Abort(c, code); }
+
 // One-sided communication (ep/rma.hpp).
 using Win = MPI_Win;
 inline Win const WIN_NULL = MPI_WIN_NULL;

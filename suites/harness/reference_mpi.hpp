@@ -120,4 +120,26 @@ inline constexpr bool kWinAllocateMisplacesOddSizes = kMpich && kMpichVersion < 
 /// MPI_UNDEFINED twice); into a non-empty group both give MPI_PROC_NULL.
 inline constexpr bool kTranslateProcNullIntoEmptyUndefined = true;
 
+/// Buffered sends do not report MPI_ERR_BUFFER where libep does. MPI asks a
+/// program to attach the sum of Pack_size + MPI_BSEND_OVERHEAD over the
+/// messages buffered at once (MPI-4.0 section 3.6.1) and leaves a smaller
+/// buffer to the implementation; libep charges exactly that, so one byte
+/// less refuses the message. Measured with a C program on 2 processes
+/// (Bsend of 3, 100 000 and 50 000 ints to the other process, which receives
+/// after a barrier, into a buffer one byte short of the sum; a 4000-byte
+/// message into a 200-byte buffer; Bsend with no buffer attached; a second
+/// Buffer_attach): Open MPI 4.1.4 accepts all of them (its small messages
+/// do not use the buffer); MPICH 4.0.2 accepts the buffer one byte short and
+/// refuses the 200-byte buffer, no buffer and the second attach with
+/// MPI_ERR_BUFFER.
+inline constexpr bool kBufferedSendsUnchecked = true;
+
+/// MPI_Pack and MPI_Unpack do not check the packed buffer's size: packing
+/// 12 bytes into an 8-byte buffer succeeds and leaves position 8 (the
+/// rest written past it), unpacking likewise; Open MPI 4.1.4 returns
+/// MPI_ERR_TRUNCATE, as libep does. Measured on MPICH 4.0.2 with a C program
+/// (MPI_Pack of 3 MPI_INT, outsize 8, on MPI_COMM_WORLD with
+/// MPI_ERRORS_RETURN).
+inline constexpr bool kPackOverflowUnchecked = kMpich;
+
 }  // namespace eptest::reference

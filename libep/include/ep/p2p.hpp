@@ -145,4 +145,66 @@ int Start(Request* request);
 /// start (those before it are started) and returns its error.
 int Startall(int count, Request requests[]);
 
+// Buffered sends. The buffer belongs to the endpoint as MPI's belongs to the
+// process: to its identity, which it keeps through Comm_dup, Comm_split and
+// the other constructors (an endpoint is a process). So Buffer_attach and
+// Buffer_detach name a communicator, since a thread has no implicit process,
+// and the buffer they attach serves the buffered sends of that endpoint on
+// every communicator it belongs to; another endpoint of the same process has
+// a buffer of its own. A buffered send packs its message into the buffer and
+// returns; libep sends it from there and reclaims its space once sent,
+// whenever a buffered send or Buffer_detach of the same identity runs. Each
+// message takes Pack_size + MPI_BSEND_OVERHEAD bytes of the buffer while it
+// waits there: a message that does not fit, or no buffer attached, gives
+// MPI_ERR_BUFFER. Comm_free does not wait for buffered messages (they are
+// sent as usual); Buffer_detach does. A buffered message to an endpoint
+// that never receives it stays in the buffer, and Buffer_detach waits for
+// it, as in MPI.
+
+/// As MPI_Bsend.
+int Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm);
+/// As MPI_Ibsend: the message is in the buffer when it returns, so the request
+/// is complete at once.
+int Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+           Request* request);
+/// As MPI_Bsend_init: each Start buffers the message as Bsend does.
+int Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+               Request* request);
+/// As MPI_Buffer_attach, for the endpoint `comm` (all its communicators; see
+/// above). MPI_ERR_BUFFER if it has a buffer attached already, or for a null
+/// buffer of a positive size; MPI_ERR_ARG for a negative size.
+int Buffer_attach(Comm comm, void* buffer, int size);
+/// As MPI_Buffer_detach, for the endpoint `comm`: waits until every message
+/// in the buffer has been sent, then gives the buffer's address in
+/// *(void**)buffer_addr and its size; nullptr and 0 if none was attached.
+/// While it waits it moves on the endpoint's operations on `comm` only
+/// (there is no progress thread): a receive it posted on another
+/// communicator, which a peer's Buffer_detach may be waiting for, moves on
+/// only in calls there.
+int Buffer_detach(Comm comm, void* buffer_addr, int* size);
+
+/// As MPI_Request_get_status: tests the request without freeing it or
+/// making it inactive. The status of a completed receive is filled in;
+/// that of a send is left as it is (MPI defines no fields of it), as
+/// MPICH does. A null or inactive request gives flag 1 and an empty status.
+int Request_get_status(Request request, int* flag, Status* status);
+
+/// As MPI_Pack. The communicator is the one the packed data will travel on;
+/// all endpoints share one address space, so the bytes are those MPI_Pack
+/// gives for MPI_COMM_SELF. Packing past `outsize` gives MPI_ERR_TRUNCATE
+/// and writes nothing (MPICH 4.0.2's own MPI_Pack does not check).
+int Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+         int* position, Comm comm);
+/// As MPI_Unpack; reading past `insize` gives MPI_ERR_TRUNCATE (see Pack).
+int Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+           MPI_Datatype datatype, Comm comm);
+/// As MPI_Pack_size.
+int Pack_size(int incount, MPI_Datatype datatype, Comm comm, int* size);
+
+/// As MPI_Abort: prints the endpoint and the error code and ends the whole
+/// job (as Open MPI and MPICH do for any communicator), with `errorcode` as
+/// the exit status where the launcher passes it on. When several endpoints
+/// of a process abort at once, one of them ends the job. Does not return.
+int Abort(Comm comm, int errorcode);
+
 }  // namespace ep

@@ -94,18 +94,22 @@ void let_stderr_drain() {
 // not to continue.
 [[noreturn]] void abort_with(int error_class, const char* function, std::string_view where,
                              std::string_view reason) {
-  static std::atomic<bool> aborting{false};
-  if (aborting.exchange(true)) wait_for_abort();
-  std::string message = fmt::format("libep: ep::{}: {}: {} ({})\n", function, where, reason,
-                                    mpi_error_string(error_class));
-  std::fputs(message.c_str(), stderr);
-  std::fflush(stderr);
-  let_stderr_drain();
-  MPI_Abort(MPI_COMM_WORLD, error_class);  // should not return; if it does, abort here
-  std::abort();
+  abort_job(fmt::format("libep: ep::{}: {}: {} ({})\n", function, where, reason,
+                        mpi_error_string(error_class)),
+            error_class);
 }
 
 }  // namespace
+
+void abort_job(std::string_view message, int code) {
+  static std::atomic<bool> aborting{false};
+  if (aborting.exchange(true)) wait_for_abort();
+  std::fwrite(message.data(), 1, message.size(), stderr);
+  std::fflush(stderr);
+  let_stderr_drain();
+  MPI_Abort(MPI_COMM_WORLD, code);  // should not return; if it does, abort here
+  std::abort();
+}
 
 int raise(const Endpoint* endpoint, int error_class, const char* function,
           std::string_view reason) {

@@ -44,6 +44,11 @@ int raise(const Endpoint* endpoint, int error_class, const char* function,
                std::string_view(fmt::format(format, std::forward<Args>(args)...)));
 }
 
+/// Prints `message` and ends the job with MPI_Abort(MPI_COMM_WORLD, code).
+/// Only the first thread of the process to get here aborts; the others wait
+/// for it to end the process (concurrent MPI_Abort calls crash some MPIs).
+[[noreturn]] void abort_job(std::string_view message, int code);
+
 /// Turns the return code of an MPI call made inside libep into a libep
 /// error, with MPI's own error string; MPI_SUCCESS passes through.
 int check_mpi(int rc, const Endpoint* endpoint, const char* function, const char* mpi_call);

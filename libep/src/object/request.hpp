@@ -16,7 +16,9 @@ namespace ep::detail {
 struct Endpoint;
 struct RequestImpl;
 
-enum class SendMode : std::uint8_t { standard, synchronous, ready };
+// buffered: Bsend/Ibsend/Bsend_init, whose message is packed into the
+// attached buffer and sent from there (p2p/buffered.hpp).
+enum class SendMode : std::uint8_t { standard, synchronous, ready, buffered };
 
 /// A message that arrived at an endpoint before a receive matched it, in
 /// the endpoint's unexpected queue. It is one of three kinds:

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "object/error.hpp"
+#include "p2p/buffered.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep::detail {
@@ -31,6 +32,8 @@ int hold_type(RequestImpl* r) {
 }
 
 int start_request(RequestImpl* r, bool blocking, const char* function) {
+  if (r->kind == RequestImpl::Kind::send && r->mode == SendMode::buffered)
+    return start_buffered(r, function);
   if (r->kind == RequestImpl::Kind::send) {
     const int rc = start_send(r, blocking);
     if (rc == MPI_SUCCESS) return rc;

@@ -19,8 +19,9 @@ void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const M
 /// Returns an MPI error code.
 int hold_type(RequestImpl* r);
 
-/// Starts the send or receive `r` (engine.hpp: start_send, start_recv),
-/// raising an MPI failure. Returns an MPI error code.
+/// Starts the send or receive `r` (engine.hpp: start_send, start_recv;
+/// buffered.hpp: start_buffered), raising an MPI failure. Returns an MPI
+/// error code.
 int start_request(RequestImpl* r, bool blocking, const char* function);
 
 /// A fresh request for a non-blocking operation of `endpoint`, in the

@@ -257,6 +257,33 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   }
 }
 
+int Request_get_status(Request request, int* flag, Status* status) {
+  constexpr const char* fn = "Request_get_status";
+  if (!flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "flag is a null pointer");
+  if (request != REQUEST_NULL && !detail::valid_request(request)) {
+    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  }
+  if (is_idle(request)) {
+    *flag = 1;
+    set_empty(status);
+    return MPI_SUCCESS;
+  }
+  progress_owners(1, &request);
+  *flag = detail::test_request(request, /*progressed=*/true);
+  if (!*flag) return MPI_SUCCESS;
+  // The request stays as it is (MPI): only its status is reported.
+  if (request->kind != RequestImpl::Kind::send) detail::give_status(status, request->status);
+  const int error = request->status.MPI_ERROR;
+  if (error == MPI_SUCCESS) return MPI_SUCCESS;
+  if (error == MPI_ERR_TRUNCATE) {
+    return detail::raise(request->endpoint, error, fn,
+                         "message truncated: {} bytes arrived for a receive buffer of {} bytes",
+                         request->status.count_bytes,
+                         std::int64_t{request->count} * request->layout.size);
+  }
+  return detail::raise(request->endpoint, error, fn, "the operation failed");
+}
+
 int Request_free(Request* request) {
   constexpr const char* fn = "Request_free";
   if (!request || !detail::valid_request(*request)) {

@@ -180,6 +180,20 @@ int Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int 
                           "Rsend_init");
 }
 
+int Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm) {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::buffered, "Bsend");
+}
+int Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+           Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::buffered, false,
+                          "Ibsend");
+}
+int Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, Comm comm,
+               Request* request) {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, request, SendMode::buffered, true,
+                          "Bsend_init");
+}
+
 int Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, Comm comm,
          Status* status) {
   constexpr const char* fn = "Recv";
