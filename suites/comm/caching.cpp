@@ -8,7 +8,8 @@
 // and by MPI_COMM_NULL_COPY_FN, delete callbacks on Comm_delete_attr and on
 // Comm_free, a keyval freed while attributes still use it (its callbacks
 // still run), callback errors failing Comm_dup, Comm_delete_attr and
-// Comm_set_attr, and names set, read back, truncated and cleared.
+// Comm_set_attr, names set, read back, truncated and cleared, and an
+// inter-communicator's.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -90,9 +91,35 @@ void names(Context& t, api::Comm comm) {
   t.check_rc(api::Comm_set_name(comm, mine.c_str()), "Comm_set_name");
 }
 
+// An inter-communicator's attributes and name are copied and named alike:
+// the evens and the odds, leaders world ranks 0 and 1.
+void inter(Context& t) {
+  if (t.size() < 2) return;
+  api::Comm half = api::COMM_NULL, inter = api::COMM_NULL, copy = api::COMM_NULL;
+  t.check_rc(api::Comm_split(t.comm(), t.rank() % 2, t.rank(), &half), "Comm_split");
+  t.check_rc(api::Intercomm_create(half, 0, t.comm(), t.rank() % 2 == 0 ? 1 : 0, 78, &inter),
+             "Intercomm_create");
+  Counts counts;
+  int keyval = MPI_KEYVAL_INVALID;
+  t.check_rc(api::Comm_create_keyval(api::COMM_DUP_FN, count_delete, &keyval, &counts),
+             "Comm_create_keyval");
+  int value = 5;
+  t.check_rc(api::Comm_set_attr(inter, keyval, &value), "Comm_set_attr");
+  t.check_rc(api::Comm_set_name(inter, t.rank() % 2 == 0 ? "evens" : "odds"), "Comm_set_name");
+  t.check_rc(api::Comm_dup(inter, &copy), "Comm_dup");
+  t.out("inter: '{}', its dup '{}' with {}", name_of(t, inter), name_of(t, copy),
+        attribute(t, copy, keyval, &value));
+  t.check_rc(api::Comm_free_keyval(&keyval), "Comm_free_keyval");
+  t.check_rc(api::Comm_free(&copy), "Comm_free");
+  t.check_rc(api::Comm_free(&inter), "Comm_free");
+  t.out("inter: deletes {}", counts.deletes);
+  t.check_rc(api::Comm_free(&half), "Comm_free");
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
+  inter(t);
   api::Comm first = api::COMM_NULL;
   t.check_rc(api::Comm_dup(t.comm(), &first), "Comm_dup");
   names(t, first);

@@ -5,7 +5,8 @@
                     --layout LAYOUT --out DIR -- comm_caching_ep
 
 Runs the endpoint program of comm.caching (which names a duplicate of its
-world "ring-<rank>", each endpoint its own handle) with EP_INSPECT set, then
+world "ring-<rank>", each endpoint its own handle, and an inter-communicator
+"evens" and "odds" by group) with EP_INSPECT set, then
 `ep-inspect read --check` on the dumps: the read output (which must match
 the schema) names every endpoint of that communicator by its rank, and the
 table shows the names in a column, since they differ. The dumps of the
@@ -51,19 +52,28 @@ def main():
     tool_test.check_result_schema(merged, args.schema)
     if not merged["check"]["passed"]:
         tool_test.fail(f"read --check failed: {merged['check']['failures']}")
-    named = [c for c in merged["communicators"] if "names" in c]
-    if len(named) != 1:
-        tool_test.fail(f"{len(named)} named communicators in the dumps; expected 1")
-    size = named[0]["size"]
+    named = {c["kind"]: c for c in merged["communicators"] if "names" in c}
+    if sorted(named) != ["inter", "intra"] or len(named) != sum(
+            "names" in c for c in merged["communicators"]):
+        tool_test.fail("expected one named intra- and one named inter-communicator in the dumps")
+    size = named["intra"]["size"]
     expected = [f"ring-{rank}" for rank in range(size)]
-    if named[0]["names"] != expected:
-        tool_test.fail(f"names {named[0]['names']}, expected {expected}")
+    if named["intra"]["names"] != expected:
+        tool_test.fail(f"names {named['intra']['names']}, expected {expected}")
+    # The evens named it "evens", the odds "odds"; listed by union rank.
+    inter = named["inter"]
+    by_group = {}
+    for entry, name in zip(inter["intercomm_rank_map"], inter["names"]):
+        by_group.setdefault(entry["group"], set()).add(name)
+    if sorted(map(sorted, by_group.values())) != [["evens"], ["odds"]]:
+        tool_test.fail(f"inter-communicator names {inter['names']}: not one per group")
 
     code, out, _ = tool_test.launch([args.inspect, "read", "--format", "table", dumps],
                                     args.timeout)
     tool_test.expect_status(code, 0)
     tool_test.check_output([f'"ring-{size - 1}"'], out, "", once=True)
-    print(f"names of {named[0]['communicator']}: {named[0]['names']}")
+    for c in named.values():
+        print(f"names of {c['communicator']}: {c['names']}")
 
 
 if __name__ == "__main__":
