@@ -30,7 +30,9 @@ namespace ep {
 /// process passes a negative `num_ep` or a null `out`.
 int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info info, Comm out[]);
 
-/// As MPI_Comm_dup (intra- and inter-communicators).
+/// As MPI_Comm_dup (intra- and inter-communicators). Each endpoint's
+/// attributes go to its new handle through their copy callbacks; one that
+/// fails fails this endpoint's call with its code (*newcomm is COMM_NULL).
 /// \note Collective over all endpoints of `comm`.
 int Comm_dup(Comm comm, Comm* newcomm);
 
@@ -97,7 +99,9 @@ int Comm_size(Comm comm, int* size);
 /// endpoint frees its own handle, but the call does not wait for the others
 /// (one thread may free several endpoints in turn); the last endpoint of a
 /// process frees the process's part of the communicator and drops the
-/// messages that arrived for its endpoints and were never received.
+/// messages that arrived for its endpoints and were never received. The
+/// endpoint's attributes are deleted first, last set first; a delete
+/// callback that fails fails the call with its code, and the handle stays.
 /// \note Collective over all endpoints of the communicator, as MPI_Comm_free.
 int Comm_free(Comm* comm);
 
