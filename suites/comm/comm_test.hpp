@@ -87,6 +87,26 @@ inline int Comm_create(Comm c, Group g, Comm* out) { return MPI_Comm_create(c, g
 inline int Comm_create_group(Comm c, Group g, int tag, Comm* out) {
   return MPI_Comm_create_group(c, g, tag, out);
 }
+// Caching and naming. libep's callback types are MPI's with ep::Comm for
+// MPI_Comm, so over the shim's Comm they are MPI's own: no trampolines.
+using Comm_copy_attr_function = MPI_Comm_copy_attr_function;
+using Comm_delete_attr_function = MPI_Comm_delete_attr_function;
+inline Comm_copy_attr_function* const COMM_NULL_COPY_FN = MPI_COMM_NULL_COPY_FN;
+inline Comm_copy_attr_function* const COMM_DUP_FN = MPI_COMM_DUP_FN;
+inline Comm_delete_attr_function* const COMM_NULL_DELETE_FN = MPI_COMM_NULL_DELETE_FN;
+inline int Comm_create_keyval(Comm_copy_attr_function* copy, Comm_delete_attr_function* del,
+                              int* keyval, void* extra_state) {
+  return MPI_Comm_create_keyval(copy, del, keyval, extra_state);
+}
+inline int Comm_free_keyval(int* keyval) { return MPI_Comm_free_keyval(keyval); }
+inline int Comm_set_attr(Comm c, int keyval, void* value) {
+  return MPI_Comm_set_attr(c, keyval, value);
+}
+inline int Comm_delete_attr(Comm c, int keyval) { return MPI_Comm_delete_attr(c, keyval); }
+inline int Comm_set_name(Comm c, const char* name) { return MPI_Comm_set_name(c, name); }
+inline int Comm_get_name(Comm c, char* name, int* length) {
+  return MPI_Comm_get_name(c, name, length);
+}
 }  // namespace eptest::mpi_shim
 #endif
 

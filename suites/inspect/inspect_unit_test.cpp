@@ -376,5 +376,28 @@ TEST(Runs, TellsRunsApart) {
   EXPECT_TRUE(mixed_runs({{"a0", a0}, {"unknown", unknown}}).empty());
 }
 
+// Names are per process (each lists its own endpoints'), so views that
+// differ in them still agree; read places each by rank, and a document
+// without names (older dumps) reads as before.
+TEST(Names, MergedByRankAndOptional) {
+  const Model m({create({2})}, 2);
+  json d0 = intra_document(m, {0, 1, 2, 3}, 0, "w0c0");
+  json d1 = intra_document(m, {0, 1, 2, 3}, 2, "w0c0");  // process 1: ranks 2 and 3
+  Findings plain;
+  const ordered_json unnamed = merge_dumps({{"d0", d0}, {"d1", d1}}, true, plain);
+  EXPECT_TRUE(plain.failures.empty());
+  EXPECT_FALSE(unnamed["communicators"][0].contains("names"));
+
+  d0["names"] = {"a", ""};
+  d1["names"] = {"b", "c"};
+  Findings f;
+  const ordered_json merged = merge_dumps({{"d0", d0}, {"d1", d1}}, true, f);
+  EXPECT_TRUE(f.failures.empty()) << f.failures.front();
+  EXPECT_EQ(merged["communicators"][0]["names"], ordered_json({"a", "", "b", "c"}));
+
+  d1["names"] = {"b", 7};
+  EXPECT_EQ(shape_error(d1), "'names[1]' is not a string");
+}
+
 }  // namespace
 }  // namespace ep::inspect

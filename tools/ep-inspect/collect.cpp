@@ -81,6 +81,29 @@ void check_views(const std::string& id, const std::vector<const Dump*>& views, c
   }
 }
 
+// Every endpoint's name, by position in the main map, gathered from the
+// views (each names its own process's endpoints by local rank); null when no
+// endpoint has one.
+ordered_json names_by_rank(const json& common, const std::vector<const Dump*>& views) {
+  const json& map = common[main_map(common)];
+  std::vector<std::string> names(map.size());
+  bool any = false;
+  for (const Dump* d : views) {
+    if (!d->doc.contains("names")) continue;
+    const json& mine = d->doc["names"];
+    const json& process = d->doc["viewer"]["mpi_rank"];
+    for (std::size_t i = 0; i < map.size(); ++i) {
+      if (map[i]["mpi_rank"] != process) continue;
+      const auto local = map[i]["local_rank"].get<std::size_t>();
+      if (local < mine.size() && !mine[local].get<std::string>().empty()) {
+        names[i] = mine[local].get<std::string>();
+        any = true;
+      }
+    }
+  }
+  return any ? ordered_json(names) : ordered_json();
+}
+
 }  // namespace
 
 ordered_json merge_dumps(const std::vector<Dump>& dumps, bool check, Findings& f) {
@@ -103,8 +126,11 @@ ordered_json merge_dumps(const std::vector<Dump>& dumps, bool check, Findings& f
     ordered_json files = ordered_json::array();
     for (const Dump* d : views) files.push_back(d->file);
     if (check) check_views(id, views, common, f);
-    communicators.push_back(communicator_entry(
-        common, {{"origin", {{"files", files}}}, {"views", static_cast<int>(views.size())}}));
+    ordered_json extra = {{"origin", {{"files", files}}},
+                          {"views", static_cast<int>(views.size())}};
+    if (ordered_json names = names_by_rank(common, views); !names.is_null())
+      extra["names"] = std::move(names);
+    communicators.push_back(communicator_entry(common, extra));
   }
   ordered_json files = ordered_json::array();
   for (const Dump& d : dumps) files.push_back(d.file);

@@ -137,6 +137,15 @@ std::string ShapeCheck::run() {
   // Only ep::Comm_inspect's documents name the viewing endpoint.
   if (viewer.contains("rank")) integer(viewer, "viewer", "rank", 0, size_ - 1, sizes());
   if (viewer.contains("group")) integer(viewer, "viewer", "group", 0, 1, two_groups);
+  // Optional (documents before Comm_set_name have none): one string per
+  // endpoint of the viewing process.
+  if (error_.empty() && doc.contains("names")) {
+    const json& names = doc["names"];
+    if (!names.is_array() || static_cast<std::int64_t>(names.size()) > size_)
+      return fmt::format("'names' is not an array of at most {} names ({})", size_, sizes());
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (!names[i].is_string()) return fmt::format("'names[{}]' is not a string", i);
+  }
   if (kind == "intra") {
     if (!error_.empty()) return error_;
     if (!doc.contains("rank_map")) return "'rank_map' is missing";
@@ -368,7 +377,9 @@ void check_document(const json& doc, const std::string& where, Findings& f) {
 
 json common_part(const json& doc) {
   json common = doc;
-  for (const char* key : {"viewer", "local_rank_map", "remote_rank_map"}) common.erase(key);
+  // Names are the viewing process's endpoints' own: processes differ in them.
+  for (const char* key : {"viewer", "local_rank_map", "remote_rank_map", "names"})
+    common.erase(key);
   return common;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,7 +15,17 @@ namespace {
 struct Row {
   std::string host;
   int world = 0, mpi = 0, local = 0, group = -1, rank = 0, union_rank = -1, endpoint = -1;
+  std::string name;
 };
+
+// The one name every endpoint gave the communicator, if they agree; else
+// each row shows its own (names are per endpoint, Comm_set_name).
+std::optional<std::string> common_name(const ordered_json& c) {
+  const ordered_json& names = c["names"];
+  for (const auto& n : names)
+    if (n != names[0]) return std::nullopt;
+  return names[0].get<std::string>();
+}
 
 std::string describe_origin(const ordered_json& c) {
   const ordered_json& o = c["origin"];
@@ -34,6 +45,7 @@ std::vector<Row> rows_of(const ordered_json& c) {
   int in_group[2] = {0, 0};  // union order lists each group's ranks in order
   for (const auto& e : map) {
     Row r;
+    if (c.contains("names")) r.name = c["names"][rows.size()].get<std::string>();
     r.host = e["host"].get<std::string>();
     r.world = e["world_rank"].get<int>();
     r.mpi = e["mpi_rank"].get<int>();
@@ -65,9 +77,14 @@ void print_communicator(std::FILE* out, const ordered_json& c) {
       inter ? fmt::format("groups of {} and {} ranks", c["groups"][0].size(), c["groups"][1].size())
             : fmt::format("{} rank{}", c["size"].get<int>(), c["size"].get<int>() == 1 ? "" : "s");
   const int processes = c["mpi_size"].get<int>();
-  fmt::print(out, "\n# {}: {}-communicator, {} on {} process{} ({})\n",
-             c["communicator"].get<std::string>(), inter ? "inter" : "intra", sizes, processes,
-             processes == 1 ? "" : "es", describe_origin(c));
+  const bool named = c.contains("names");
+  const std::optional<std::string> one_name = named ? common_name(c) : std::nullopt;
+  const bool name_column = named && !one_name;
+  fmt::print(out, "\n# {}{}: {}-communicator, {} on {} process{} ({})\n",
+             c["communicator"].get<std::string>(),
+             one_name ? fmt::format(" \"{}\"", *one_name) : std::string(),
+             inter ? "inter" : "intra", sizes, processes, processes == 1 ? "" : "es",
+             describe_origin(c));
   const std::vector<Row> rows = rows_of(c);
   std::size_t host_width = 4;
   for (const Row& r : rows) host_width = std::max(host_width, r.host.size());
@@ -79,6 +96,7 @@ void print_communicator(std::FILE* out, const ordered_json& c) {
   else
     header += fmt::format("  {:>4}", "rank");
   if (endpoints) header += fmt::format("  {:>8}", "endpoint");
+  if (name_column) header += "  name";
   fmt::print(out, "{}\n", header);
   const Row* previous = nullptr;
   for (const Row& r : rows) {
@@ -93,6 +111,7 @@ void print_communicator(std::FILE* out, const ordered_json& c) {
       line += fmt::format("  {:>4}", r.rank);
     if (endpoints)
       line += fmt::format("  {:>8}", r.endpoint >= 0 ? std::to_string(r.endpoint) : "?");
+    if (name_column) line += fmt::format("  \"{}\"", r.name);
     if (r.local == 0) line += "  leader";
     fmt::print(out, "{}\n", line);
     previous = &r;

@@ -30,7 +30,9 @@ namespace ep {
 /// process passes a negative `num_ep` or a null `out`.
 int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info info, Comm out[]);
 
-/// As MPI_Comm_dup (intra- and inter-communicators).
+/// As MPI_Comm_dup (intra- and inter-communicators). Each endpoint's
+/// attributes go to its new handle through their copy callbacks; one that
+/// fails fails this endpoint's call with its code (*newcomm is COMM_NULL).
 /// \note Collective over all endpoints of `comm`.
 int Comm_dup(Comm comm, Comm* newcomm);
 
@@ -97,7 +99,9 @@ int Comm_size(Comm comm, int* size);
 /// endpoint frees its own handle, but the call does not wait for the others
 /// (one thread may free several endpoints in turn); the last endpoint of a
 /// process frees the process's part of the communicator and drops the
-/// messages that arrived for its endpoints and were never received.
+/// messages that arrived for its endpoints and were never received. The
+/// endpoint's attributes are deleted first, last set first; a delete
+/// callback that fails fails the call with its code, and the handle stays.
 /// \note Collective over all endpoints of the communicator, as MPI_Comm_free.
 int Comm_free(Comm* comm);
 
@@ -109,9 +113,10 @@ int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler);
 /// As MPI_Comm_get_errhandler: this endpoint's handler. Local.
 int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler);
 
-/// As MPI_Comm_get_attr for predefined attributes; `attribute_val` receives
-/// an `int*`. MPI_TAG_UB is libep's: the largest user tag this communicator
-/// accepts, what is left of the MPI's tag range once libep has taken its
+/// As MPI_Comm_get_attr. For a keyval of Comm_create_keyval, this
+/// endpoint's attribute: `attribute_val` receives the stored `void*`. For
+/// predefined attributes `attribute_val` receives an `int*`. MPI_TAG_UB is libep's: the largest
+/// user tag this communicator accepts, what is left of the MPI's tag range once libep has taken its
 /// envelope bits (at least 32767). The other predefined keys (MPI_HOST,
 /// MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM,
 /// MPI_LASTUSEDCODE) are answered, flag and value, as the hosting process's
@@ -121,5 +126,70 @@ int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler);
 /// when it names another. Other keys go to the MPI communicator under the
 /// endpoint's. Local.
 int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag);
+
+// Caching (MPI 4.0 section 7.7), per endpoint: each endpoint is an MPI
+// process, so its attributes are its own, set and read locally. A keyval is
+// a process-wide object: Comm_create_keyval is local and the returned int
+// may be used by any endpoint of the process (as in MPI, a program that
+// runs one rank per thread creates one per rank). A keyval stays in use
+// after Comm_free_keyval until the last attribute set with it is deleted.
+// Callbacks run on the thread of the endpoint whose call runs them, and may
+// make libep calls on other communicators.
+
+/// Copies an attribute to the new handle of Comm_dup, as
+/// MPI_Comm_copy_attr_function: `oldcomm` is the endpoint's old handle; set
+/// *flag = 0 to leave the attribute out, or *flag = 1 and
+/// *(void**)attribute_val_out to copy it. A code other than MPI_SUCCESS
+/// fails the Comm_dup with that code.
+using Comm_copy_attr_function = int(Comm oldcomm, int comm_keyval, void* extra_state,
+                                    void* attribute_val_in, void* attribute_val_out, int* flag);
+/// Deletes an attribute, as MPI_Comm_delete_attr_function. A code other
+/// than MPI_SUCCESS fails the call that deleted (the attribute stays).
+using Comm_delete_attr_function = int(Comm comm, int comm_keyval, void* attribute_val,
+                                      void* extra_state);
+
+/// As MPI_COMM_NULL_COPY_FN: never copies (*flag = 0).
+int COMM_NULL_COPY_FN(Comm oldcomm, int comm_keyval, void* extra_state, void* attribute_val_in,
+                      void* attribute_val_out, int* flag);
+/// As MPI_COMM_DUP_FN: copies the attribute's value (the pointer).
+int COMM_DUP_FN(Comm oldcomm, int comm_keyval, void* extra_state, void* attribute_val_in,
+                void* attribute_val_out, int* flag);
+/// As MPI_COMM_NULL_DELETE_FN: does nothing.
+int COMM_NULL_DELETE_FN(Comm comm, int comm_keyval, void* attribute_val, void* extra_state);
+
+/// As MPI_Comm_create_keyval. Null callbacks mean COMM_NULL_COPY_FN and
+/// COMM_NULL_DELETE_FN. The keyval never equals a predefined key or
+/// MPI_KEYVAL_INVALID. Errors (MPI_ERR_ARG for a null `comm_keyval`) go
+/// through MPI_COMM_WORLD's handler, as there is no communicator. Local.
+int Comm_create_keyval(Comm_copy_attr_function* comm_copy_attr_fn,
+                       Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                       void* extra_state);
+/// As MPI_Comm_free_keyval: sets *comm_keyval to MPI_KEYVAL_INVALID; the
+/// attributes still set with it keep it alive (and their delete callbacks
+/// run as usual). MPI_ERR_KEYVAL for a keyval libep did not hand out or
+/// that was freed. Local.
+int Comm_free_keyval(int* comm_keyval);
+
+/// As MPI_Comm_set_attr, on this endpoint only. Replacing a value runs the
+/// delete callback on the old one first. MPI_ERR_KEYVAL for a predefined
+/// key or a keyval that is not libep's (or was freed). Local.
+int Comm_set_attr(Comm comm, int comm_keyval, void* attribute_val);
+
+/// As MPI_Comm_delete_attr, on this endpoint only: runs the delete
+/// callback, then removes the attribute (nothing happens if it is not set).
+/// MPI_ERR_KEYVAL as Comm_set_attr. Local.
+int Comm_delete_attr(Comm comm, int comm_keyval);
+
+/// As MPI_Comm_set_name, for this endpoint's handle only (each endpoint
+/// names its communicator as an MPI process does); names longer than
+/// MPI_MAX_OBJECT_NAME - 1 characters are truncated. A communicator starts
+/// without a name (Comm_get_name gives ""), whatever constructor made it.
+/// The name shows in Comm_inspect and in EP_INSPECT dumps (ep/inspect.hpp).
+/// Local.
+int Comm_set_name(Comm comm, const char* comm_name);
+
+/// As MPI_Comm_get_name: this endpoint's name of `comm` into `comm_name`
+/// (at least MPI_MAX_OBJECT_NAME chars), its length into *resultlen. Local.
+int Comm_get_name(Comm comm, char* comm_name, int* resultlen);
 
 }  // namespace ep

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/backoff.hpp"
+#include "comm/attributes.hpp"
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "object/endpoint.hpp"
@@ -39,6 +40,9 @@ int Comm_free(Comm* comm) {
   if (!comm) return raise(nullptr, MPI_ERR_ARG, fn, "comm is a null pointer");
   Endpoint* e = detail::valid_endpoint(*comm);
   if (!e) return detail::invalid_comm(*comm, fn);
+  // MPI runs the delete callbacks first; one that fails fails the call, and
+  // the handle stays valid.
+  if (const int rc = detail::delete_attributes(e, fn); rc != MPI_SUCCESS) return rc;
   *comm = COMM_NULL;
   // When the endpoint was the process's last, it went with the shared state:
   // MPI_COMM_WORLD's handler applies.
@@ -147,6 +151,9 @@ int Comm_get_attr(Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
   if (!attribute_val || !flag) return raise(e, MPI_ERR_ARG, fn, "a result pointer is null");
+  if (int rc = MPI_SUCCESS; detail::get_user_attribute(e, comm_keyval, attribute_val, flag, &rc)) {
+    return rc;
+  }
   if (comm_keyval == MPI_TAG_UB) {
     *static_cast<int**>(attribute_val) = &e->shared->user_tag_ub;
     *flag = 1;

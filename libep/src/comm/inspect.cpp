@@ -47,6 +47,21 @@ std::vector<int> all_ranks(int n) {
   return v;
 }
 
+// The names this process's endpoints gave the communicator (Comm_set_name),
+// by local rank, "" for none; null when none has a name. Per process, like
+// the rest of the document: each endpoint names its own handle, and a
+// reader merging the processes' views finds every endpoint's name.
+nlohmann::json names_of(const CommShared& shared) {
+  if (shared.names.empty()) return nullptr;
+  nlohmann::json names = nlohmann::json::array();
+  for (int l = 0; l < shared.map.count_on(shared.mpi_rank); ++l) {
+    auto it = shared.names.find(l);
+    names.push_back(it == shared.names.end() ? std::string() : it->second);
+  }
+  return names;
+}
+
+// Called with shared.names_lock held.
 nlohmann::json document(const CommShared& shared, const Endpoint* viewer) {
   nlohmann::json doc;
   doc["schema"] = "libep-rank-map";
@@ -72,6 +87,7 @@ nlohmann::json document(const CommShared& shared, const Endpoint* viewer) {
     processes.push_back(entry);
   }
   doc["processes"] = processes;
+  if (nlohmann::json names = names_of(shared); !names.is_null()) doc["names"] = std::move(names);
   if (!shared.inter) {
     doc["size"] = shared.map.size();
     doc["rank_map"] = map_entries(shared, all_ranks(shared.map.size()));
@@ -99,6 +115,7 @@ void remember_host(int world_rank, std::string host) {
 }
 
 std::string rank_maps_json(const Endpoint& viewer) {
+  std::lock_guard lock(viewer.shared->names_lock);
   return document(*viewer.shared, &viewer).dump(2);
 }
 
@@ -109,11 +126,21 @@ void dump_if_requested(const CommShared& shared) {
   const std::string path = fmt::format("{}/{}.w{}.json", directory, shared.global_id, world);
   std::error_code ignored;  // a failure shows when the file cannot be written
   std::filesystem::create_directories(directory, ignored);
-  std::ofstream out(path);
-  out << document(shared, nullptr).dump(2) << '\n';
-  if (!out) {
-    std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", path.c_str());
+  // Rewritten whenever an endpoint names the communicator. The lock keeps
+  // the last file written the one with the latest names, and the rename
+  // keeps a reader from seeing half a file.
+  std::lock_guard lock(shared.names_lock);
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << document(shared, nullptr).dump(2) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", partial.c_str());
+      return;
+    }
   }
+  std::filesystem::rename(partial, path, ignored);
+  if (ignored) std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", path.c_str());
 }
 
 }  // namespace ep::detail

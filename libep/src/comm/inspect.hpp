@@ -11,8 +11,10 @@ namespace ep::detail {
 /// communicator of `viewer` as its process sees it.
 std::string rank_maps_json(const Endpoint& viewer);
 
-/// Writes this process's view of a new communicator to $EP_INSPECT/ if that
-/// environment variable names a directory; otherwise does nothing.
+/// Writes this process's view of a communicator to $EP_INSPECT/ if that
+/// environment variable names a directory; otherwise does nothing. Called
+/// when the communicator is made and again whenever one of the process's
+/// endpoints names it (the file is replaced).
 void dump_if_requested(const CommShared& shared);
 
 /// Remembers the host name of a world rank (learned at endpoint creation).

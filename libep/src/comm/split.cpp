@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coll/mpi_step.hpp"
+#include "comm/attributes.hpp"
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
@@ -365,6 +366,15 @@ int Comm_dup(Comm comm, Comm* newcomm) {
     // here would only repeat the one reported).
     static_cast<void>(detail::free_endpoint(ignored));
     return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
+  }
+  // Each endpoint copies its own attributes to its new handle. A failing copy
+  // callback fails the dup (MPI): the new handle is retired at once, its
+  // copies deleted (their errors would only repeat the one reported).
+  if (const int copy_rc = detail::copy_attributes(e, *newcomm, fn); copy_rc != MPI_SUCCESS) {
+    static_cast<void>(detail::delete_attributes(*newcomm, fn));
+    static_cast<void>(detail::free_endpoint(*newcomm));
+    *newcomm = COMM_NULL;
+    return copy_rc;
   }
   return MPI_SUCCESS;
 }

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/intrusive_fifo.hpp"
@@ -59,6 +60,9 @@ struct Endpoint {
   // MPI process keeps its identity. (world rank << 32 | creation number)
   std::int64_t identity = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  // Cached attributes (comm/attributes.cpp): keyval and value, in the order
+  // first set. Touched only by the thread driving this endpoint.
+  std::vector<std::pair<int, void*>> attributes;
   MatchState match;
   // Requests the user freed while still active; reclaimed once complete.
   // Touched only by the thread driving this endpoint.
@@ -133,6 +137,10 @@ struct CommShared {
   std::vector<std::int64_t> identities;  // by (union) rank: see Endpoint::identity
   TagLayout tags;
   int user_tag_ub = 0;  // storage for the MPI_TAG_UB attribute
+  // Comm_set_name's names, by local endpoint (only those set): each endpoint
+  // names its own handle, and the process's EP_INSPECT dump reads them all.
+  mutable std::mutex names_lock;
+  std::map<int, std::string> names;
 
   // The channels (ranks/tag_layout.hpp: usually one). inbox[c] carries every
   // message addressed to the local endpoints of channel c of its destination
