@@ -17,9 +17,10 @@ namespace detail {
 // Never defined: a Comm or Request is an opaque value that only libep
 // decodes (a slot of its object pool and a generation, object/handle_pool.hpp
 // inside the library), so that a freed or garbage handle gets MPI_ERR_COMM or
-// MPI_ERR_REQUEST instead of reaching freed memory or a newer object. Null is
+// MPI_ERR_REQUEST instead of reaching freed memory or a newer object (only a
+// garbage value that happens to equal a live handle passes). Null is
 // COMM_NULL / REQUEST_NULL; handles compare equal only if they are the same
-// handle.
+// handle. Message and Win are still pointers checked by a magic word.
 struct CommHandle;
 struct RequestHandle;
 struct MessageImpl;

@@ -52,7 +52,9 @@ class HandlePool {
   static constexpr std::uint32_t kMaxChunks = 1u << 16;
 
   /// The storage of a free slot for a new T; its generation becomes odd (live).
-  static void* allocate() {
+  /// Out of line, as release: the message path reuses its own cache of slots
+  /// (Endpoint::spare_requests) and should not carry the lock's code.
+  [[gnu::noinline]] static void* allocate() {
     Slot* s = nullptr;
     {
       std::lock_guard lock(lock_);
@@ -60,12 +62,12 @@ class HandlePool {
       s = free_;
       free_ = s->next_free;
     }
-    s->generation.fetch_add(1, std::memory_order_relaxed);
+    bump(s);
     return s->storage;
   }
 
   /// Takes back the storage of a destroyed T (allocate's), retiring its handle.
-  static void release(void* storage) {
+  [[gnu::noinline]] static void release(void* storage) {
     Slot* s = slot_of(storage);
     retire_slot(s);
     std::lock_guard lock(lock_);
@@ -79,9 +81,7 @@ class HandlePool {
 
   /// A retired slot takes a new object in place (a cache of its owner's):
   /// the new object's handle differs from the old one's.
-  static void revive(const T* object) {
-    slot_of(object)->generation.fetch_add(1, std::memory_order_relaxed);
-  }
+  static void revive(const T* object) { bump(slot_of(object)); }
 
   /// The handle of a live object of the pool.
   static std::uintptr_t handle(const T* object) {
@@ -120,8 +120,14 @@ class HandlePool {
   }
   static T* object_in(Slot* s) { return std::launder(reinterpret_cast<T*>(s->storage)); }
   static Slot* at(std::uint32_t index) {
-    return chunks_[index >> kChunkBits].load(std::memory_order_relaxed) +
-           (index & (kChunkSlots - 1));
+    return chunks_[index >> kChunkBits] + (index & (kChunkSlots - 1));
+  }
+  // Even to odd. Only the slot's owner writes its generation (others only
+  // read it), so a plain store does: no locked read-modify-write on the
+  // message path.
+  static void bump(Slot* s) {
+    s->generation.store(s->generation.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
   }
   static void retire_slot(Slot* s) {
     // Odd to the next even number; even stays.
@@ -130,7 +136,10 @@ class HandlePool {
   }
 
   // Under lock_: a new chunk, its slots on the free list. Published to
-  // live() by slots_ (release), after the chunk's address.
+  // live() by slots_ (release), after the chunk's address. An entry of
+  // chunks_ is written once, before any handle into it exists, and read only
+  // after slots_ said it exists (or through a handle made after it): plain
+  // reads, which the compiler may share between the decodes of one call.
   static void grow() {
     const std::uint32_t first = slots_.load(std::memory_order_relaxed);
     const std::uint32_t chunk = first >> kChunkBits;
@@ -141,14 +150,14 @@ class HandlePool {
       slots[i].next_free = free_;
       free_ = &slots[i];
     }
-    chunks_[chunk].store(slots, std::memory_order_relaxed);
+    chunks_[chunk] = slots;
     slots_.store(first + kChunkSlots, std::memory_order_release);
   }
 
   static inline SpinLock lock_;
   static inline Slot* free_ = nullptr;
   static inline std::atomic<std::uint32_t> slots_{0};
-  static inline std::atomic<Slot*> chunks_[kMaxChunks]{};
+  static inline Slot* chunks_[kMaxChunks]{};
 };
 
 }  // namespace ep::detail
