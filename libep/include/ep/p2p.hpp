@@ -18,7 +18,9 @@
 // MPI_ERR_TYPE (MPI_DATATYPE_NULL or invalid), MPI_ERR_BUFFER (MPI_IN_PLACE,
 // or a null buffer for count > 0 unless the datatype holds absolute
 // addresses), MPI_ERR_REQUEST (an invalid request handle), MPI_ERR_ARG or
-// MPI_ERR_REQUEST (a null pointer argument).
+// MPI_ERR_REQUEST (a null pointer argument). A communicator or request
+// handle used after it was freed, or one that never was a handle, is
+// invalid (ep/types.hpp): it never reaches the object made in its place.
 // A receive buffer too small for its message gives MPI_ERR_TRUNCATE, with
 // the part that fits received and the status counting the whole message.
 #pragma once

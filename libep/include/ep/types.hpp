@@ -14,8 +14,15 @@
 namespace ep {
 
 namespace detail {
-struct Endpoint;
-struct RequestImpl;
+// Never defined: a Comm or Request is an opaque value that only libep
+// decodes (a slot of its object pool and a generation, object/handle_pool.hpp
+// inside the library), so that a freed or garbage handle gets MPI_ERR_COMM or
+// MPI_ERR_REQUEST instead of reaching freed memory or a newer object (only a
+// garbage value that happens to equal a live handle passes). Null is
+// COMM_NULL / REQUEST_NULL; handles compare equal only if they are the same
+// handle. Message and Win are still pointers checked by a magic word.
+struct CommHandle;
+struct RequestHandle;
 struct MessageImpl;
 struct WinImpl;
 struct GroupImpl;
@@ -23,9 +30,9 @@ struct GroupImpl;
 
 /// One endpoint of an endpoint communicator: the handle a thread drives.
 /// Two handles of one communicator held by one process are two ranks.
-using Comm = detail::Endpoint*;
+using Comm = detail::CommHandle*;
 /// A non-blocking or persistent operation on an endpoint.
-using Request = detail::RequestImpl*;
+using Request = detail::RequestHandle*;
 /// A message taken off the queue by Mprobe/Improbe, to be received by Mrecv.
 using Message = detail::MessageImpl*;
 

@@ -179,7 +179,7 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   }
   if (rc != MPI_SUCCESS) return detail::raise_on(parent, detail::error_class_of(rc), fn, why);
   for (int local = 0; local < num_ep; ++local) {
-    out[local] = shared->endpoints[static_cast<std::size_t>(local)].get();
+    out[local] = detail::handle_of(shared->endpoints[static_cast<std::size_t>(local)].get());
   }
   return MPI_SUCCESS;
 }

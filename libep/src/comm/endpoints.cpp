@@ -80,7 +80,7 @@ int free_endpoint(Endpoint* e) {
   // endpoint goes away.
   Backoff backoff;
   for (reap_orphans(e); !e->orphans.empty(); reap_orphans(e)) backoff.pause();
-  e->magic = 0;
+  EndpointPool::retire(e);  // stale handles get MPI_ERR_COMM from now
   // Requests the user still holds complete normally (MPI): the endpoint
   // stays until the last of them is freed.
   if (e->requests_held > 0) {

@@ -437,7 +437,7 @@ int Intercomm_create(Comm local_comm, int local_leader, Comm peer_comm, int remo
       rc == MPI_SUCCESS ? result.by_local[static_cast<std::size_t>(e->local)] : nullptr;
   team.sync();
   if (made) made->errhandler = e->errhandler;
-  *newintercomm = made;
+  *newintercomm = made ? detail::handle_of(made) : COMM_NULL;
   if (rc != MPI_SUCCESS) return detail::raise(e, detail::error_class_of(rc), fn, why);
   return MPI_SUCCESS;
 }

@@ -364,7 +364,7 @@ int Comm_dup(Comm comm, Comm* newcomm) {
   if (!newcomm) {
     // The endpoint made for the missing handle is retired at once (an error
     // here would only repeat the one reported).
-    static_cast<void>(detail::free_endpoint(ignored));
+    static_cast<void>(detail::free_endpoint(detail::valid_endpoint(ignored)));
     return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
   }
   // Each endpoint copies its own attributes to its new handle. A failing copy

@@ -4,12 +4,11 @@
 
 namespace ep::detail {
 
-Endpoint* valid_endpoint(Comm comm) { return comm && comm->is_valid() ? comm : nullptr; }
-
 int invalid_comm(Comm comm, const char* function) {
   return raise(nullptr, MPI_ERR_COMM, function,
-               comm == nullptr ? "the communicator is ep::COMM_NULL"
-                               : "the communicator handle is not a live endpoint (freed?)");
+               comm == nullptr
+                   ? "the communicator is ep::COMM_NULL"
+                   : "the communicator handle is not a live endpoint (freed, or not a handle)");
 }
 
 }  // namespace ep::detail

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "base/intrusive_fifo.hpp"
 #include "base/spinlock.hpp"
 #include "ep/types.hpp"
+#include "object/handle_pool.hpp"
 #include "object/request.hpp"
 #include "ranks/inter_map.hpp"
 #include "ranks/rank_map.hpp"
@@ -47,10 +49,10 @@ struct alignas(64) MatchState {
   std::atomic<int> posted_count{0};
 };
 
+/// One endpoint; it lives in the endpoint pool (object/handle_pool.hpp),
+/// whose slot gives it its handle (handle_of). Comm_free retires the handle
+/// at once; the object stays until its communicator's process part goes.
 struct Endpoint {
-  static constexpr std::uint32_t kMagic = 0x65706570;  // "epep"
-
-  std::uint32_t magic = kMagic;
   CommShared* shared = nullptr;
   int rank = 0;   // in its group (the communicator, or its side of an inter-communicator)
   int local = 0;  // index among the process's endpoints of this communicator (both groups)
@@ -103,11 +105,30 @@ struct Endpoint {
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
   ~Endpoint() {
-    for (RequestImpl* r : spare_requests) ::operator delete(r);
+    for (RequestImpl* r : spare_requests) RequestImpl::operator delete(r);
   }
 
-  bool is_valid() const { return magic == kMagic; }
+  // Over-aligned (MatchState): both forms, so that `new` and `delete` find
+  // the pool whichever they look for.
+  static void* operator new(std::size_t size);
+  static void* operator new(std::size_t size, std::align_val_t);
+  static void operator delete(void* storage);
+  static void operator delete(void* storage, std::align_val_t);
 };
+
+using EndpointPool = HandlePool<Endpoint>;
+
+inline void* Endpoint::operator new(std::size_t /*size*/) { return EndpointPool::allocate(); }
+inline void* Endpoint::operator new(std::size_t /*size*/, std::align_val_t) {
+  return EndpointPool::allocate();
+}
+inline void Endpoint::operator delete(void* storage) { EndpointPool::release(storage); }
+inline void Endpoint::operator delete(void* storage, std::align_val_t) {
+  EndpointPool::release(storage);
+}
+
+/// The handle of an endpoint whose communicator is not freed.
+inline Comm handle_of(const Endpoint* e) { return reinterpret_cast<Comm>(EndpointPool::handle(e)); }
 
 /// A request of `e` that the user held is gone; the last one of an endpoint
 /// whose communicator was freed releases the endpoint (finish_free).
@@ -115,8 +136,11 @@ inline void drop_held_request(Endpoint* e) {
   if (--e->requests_held == 0 && e->finish_free) e->finish_free(e);
 }
 
-/// The endpoint behind a handle, or nullptr for COMM_NULL and freed handles.
-Endpoint* valid_endpoint(Comm comm);
+/// The endpoint behind a handle, or nullptr for COMM_NULL and for freed and
+/// garbage handles (handle_pool.hpp says which). Reads no freed memory.
+inline Endpoint* valid_endpoint(Comm comm) {
+  return EndpointPool::live(reinterpret_cast<std::uintptr_t>(comm));
+}
 
 /// Raises MPI_ERR_COMM for a handle valid_endpoint refused, on behalf of
 /// `function` (the handler of MPI_COMM_WORLD applies: there is no endpoint).

@@ -10,6 +10,7 @@
 
 #include "base/datatype.hpp"
 #include "ep/types.hpp"
+#include "object/handle_pool.hpp"
 
 namespace ep::detail {
 
@@ -53,9 +54,11 @@ struct Incoming {
 /// that matches a posted receive (or a receiver that copies a rendezvous
 /// send) fills in the status and then publishes `complete` with release
 /// order; the owner reads it with acquire order.
+///
+/// Made with `new` it lives in the request pool (object/handle_pool.hpp) and
+/// has a handle (handle_of); the blocking calls' requests on the stack have
+/// none.
 struct RequestImpl {
-  static constexpr std::uint32_t kMagic = 0x65707271;  // "eprq"
-
   // rma: Rput/Rget/Raccumulate/Rget_accumulate (ep/rma.hpp); complete from
   // the start (same-process copy) or in_mpi with `mpi` the MPI request.
   enum class Kind : std::uint8_t { send, recv, rma };
@@ -66,7 +69,6 @@ struct RequestImpl {
     complete,
   };
 
-  std::uint32_t magic = kMagic;
   Kind kind = Kind::send;
   SendMode mode = SendMode::standard;
   bool persistent = false;
@@ -108,7 +110,8 @@ struct RequestImpl {
     if (owns_type) MPI_Type_free(&type);
   }
 
-  bool is_valid() const { return magic == kMagic; }
+  static void* operator new(std::size_t size);
+  static void operator delete(void* storage);
 
   /// What a receive reports once a message of `bytes` bytes from `source`
   /// with `tag` has matched it, before its data moves.
@@ -125,6 +128,25 @@ struct RequestImpl {
     return s != State::inactive;
   }
 };
+
+using RequestPool = HandlePool<RequestImpl>;
+
+inline void* RequestImpl::operator new(std::size_t /*size*/) { return RequestPool::allocate(); }
+inline void RequestImpl::operator delete(void* storage) { RequestPool::release(storage); }
+
+/// The handle of a request made with `new` whose handle is live.
+inline Request handle_of(const RequestImpl* r) {
+  return reinterpret_cast<Request>(RequestPool::handle(r));
+}
+/// The request behind a handle, or nullptr for REQUEST_NULL and for freed
+/// and garbage handles (handle_pool.hpp says which).
+inline RequestImpl* valid_request(Request handle) {
+  return RequestPool::live(reinterpret_cast<std::uintptr_t>(handle));
+}
+/// The request behind a handle that valid_request accepted.
+inline RequestImpl* request_of(Request handle) {
+  return RequestPool::object(reinterpret_cast<std::uintptr_t>(handle));
+}
 
 /// The object behind ep::Message: a message matched by Mprobe/Improbe.
 struct MessageImpl {

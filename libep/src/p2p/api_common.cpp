@@ -50,8 +50,9 @@ RequestImpl* new_request(Endpoint* endpoint) {
   if (spares.empty()) {
     r = new RequestImpl;
   } else {
-    r = new (spares.back()) RequestImpl;
+    r = ::new (spares.back()) RequestImpl;
     spares.pop_back();
+    RequestPool::revive(r);  // the freed request's handle stays stale
   }
   r->endpoint = endpoint;
   r->held = true;
@@ -60,7 +61,7 @@ RequestImpl* new_request(Endpoint* endpoint) {
 }
 
 void free_request(RequestImpl* r) {
-  // Enough for a window of messages in flight; beyond, back to the heap.
+  // Enough for a window of messages in flight; beyond, back to the pool.
   constexpr std::size_t kSpares = 64;
   Endpoint* endpoint = r->endpoint;
   const bool held = r->held;
@@ -68,14 +69,18 @@ void free_request(RequestImpl* r) {
     delete r;
   } else {
     r->~RequestImpl();
+    RequestPool::retire(r);
     endpoint->spare_requests.push_back(r);
   }
   // Last: it may release the endpoint.
   if (held) drop_held_request(endpoint);
 }
 
-int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
-  RequestImpl* r = *handle;
+namespace {
+
+// The end of a completed request `r` that finish_request and conclude share:
+// its status out, its error raised unless `raise_error` is false.
+int report(RequestImpl* r, Status* status, const char* function, bool raise_error) {
   give_status(status, r->status);
   const int error = r->status.MPI_ERROR;
   int rc = error;
@@ -90,6 +95,14 @@ int finish_request(Request* handle, Status* status, const char* function, bool r
       rc = raise(r->endpoint, error, function, "the operation failed");
     }
   }
+  return rc;
+}
+
+}  // namespace
+
+int finish_request(Request* handle, Status* status, const char* function, bool raise_error) {
+  RequestImpl* r = request_of(*handle);
+  const int rc = report(r, status, function, raise_error);
   if (r->persistent) {
     r->state.store(RequestImpl::State::inactive, std::memory_order_relaxed);
   } else {
@@ -100,9 +113,7 @@ int finish_request(Request* handle, Status* status, const char* function, bool r
 }
 
 int conclude(RequestImpl& r, Status* status, const char* function) {
-  Request handle = &r;
-  r.persistent = true;  // finish_request must not delete a stack object
-  return finish_request(&handle, status, function);
+  return report(&r, status, function, true);
 }
 
 }  // namespace ep::detail

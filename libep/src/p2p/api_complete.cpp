@@ -14,8 +14,11 @@ using detail::RequestImpl;
 
 namespace {
 
+// The request of a handle that check_handles (or Test, Wait) accepted.
+RequestImpl* impl(Request r) { return detail::request_of(r); }
+
 // A request that the completion functions skip: null or inactive persistent.
-bool is_idle(Request r) { return r == REQUEST_NULL || !r->is_active(); }
+bool is_idle(Request r) { return r == REQUEST_NULL || !impl(r)->is_active(); }
 
 // Moves on the other operations of the endpoints of `requests` (engine.hpp
 // says why), each endpoint once.
@@ -23,7 +26,7 @@ void progress_owners(int count, const Request requests[]) {
   detail::Endpoint* last = nullptr;
   for (int i = 0; i < count; ++i) {
     if (is_idle(requests[i])) continue;
-    detail::Endpoint* endpoint = requests[i]->endpoint;
+    detail::Endpoint* endpoint = impl(requests[i])->endpoint;
     if (!endpoint || endpoint == last) continue;
     detail::progress(endpoint);
     last = endpoint;
@@ -49,7 +52,7 @@ Status* status_at(Status statuses[], int i) { return statuses ? &statuses[i] : S
 void set_empty(Status* status) { detail::give_status(status, detail::empty_status()); }
 
 // Whether the complete request `r` failed (before it is finished).
-bool failed(Request r) { return r->status.MPI_ERROR != MPI_SUCCESS; }
+bool failed(Request r) { return impl(r)->status.MPI_ERROR != MPI_SUCCESS; }
 
 // Raises MPI_ERR_IN_STATUS on the endpoint of the first failed request.
 int raise_in_status(detail::Endpoint* endpoint, int failed, const char* function) {
@@ -65,7 +68,7 @@ int finish_all(int count, Request requests[], Status statuses[], const char* fun
   detail::Endpoint* first_failed = nullptr;
   for (int i = 0; i < count; ++i) {
     if (!is_idle(requests[i]) && failed(requests[i]) && failures++ == 0) {
-      first_failed = requests[i]->endpoint;
+      first_failed = impl(requests[i])->endpoint;
     }
   }
   // Raised before the requests are freed, which may release their endpoint
@@ -91,7 +94,7 @@ int test_any(int count, Request requests[], int* index, int* flag, Status* statu
   for (int i = 0; i < count; ++i) {
     if (is_idle(requests[i])) continue;
     any_active = true;
-    if (detail::test_request(requests[i], /*progressed=*/true)) {
+    if (detail::test_request(impl(requests[i]), /*progressed=*/true)) {
       *index = i;
       *flag = 1;
       return detail::finish_request(&requests[i], status, function);
@@ -123,13 +126,13 @@ int test_some(int incount, Request requests[], int* outcount, int indices[], Sta
   for (int i = 0; i < incount; ++i) {
     if (is_idle(requests[i])) continue;
     any_active = true;
-    if (detail::test_request(requests[i], /*progressed=*/true)) indices[done++] = i;
+    if (detail::test_request(impl(requests[i]), /*progressed=*/true)) indices[done++] = i;
   }
   int failures = 0;
   detail::Endpoint* first_failed = nullptr;
   for (int n = 0; n < done; ++n) {
     const Request r = requests[indices[n]];
-    if (failed(r) && failures++ == 0) first_failed = r->endpoint;
+    if (failed(r) && failures++ == 0) first_failed = impl(r)->endpoint;
   }
   const int rc = failures ? raise_in_status(first_failed, failures, function) : MPI_SUCCESS;
   for (int n = 0; n < done; ++n) {
@@ -158,7 +161,7 @@ int Test(Request* request, int* flag, Status* status) {
     return MPI_SUCCESS;
   }
   progress_owners(1, request);
-  *flag = detail::test_request(*request, /*progressed=*/true);
+  *flag = detail::test_request(impl(*request), /*progressed=*/true);
   if (!*flag) return MPI_SUCCESS;
   return detail::finish_request(request, status, fn);
 }
@@ -173,7 +176,7 @@ int Wait(Request* request, Status* status) {
     set_empty(status);
     return MPI_SUCCESS;
   }
-  detail::wait_request(*request);
+  detail::wait_request(impl(*request));
   return detail::finish_request(request, status, fn);
 }
 
@@ -185,7 +188,7 @@ int Testall(int count, Request requests[], int* flag, Status statuses[]) {
   progress_owners(count, requests);
   // MPI completes none of them unless all have completed.
   for (int i = 0; i < count; ++i) {
-    if (!is_idle(requests[i]) && !detail::test_request(requests[i], /*progressed=*/true)) {
+    if (!is_idle(requests[i]) && !detail::test_request(impl(requests[i]), /*progressed=*/true)) {
       *flag = 0;
       return MPI_SUCCESS;
     }
@@ -203,7 +206,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
     progress_owners(count, requests);
     bool all = true;
     for (int i = 0; i < count; ++i) {
-      if (!is_idle(requests[i]) && !detail::test_request(requests[i], /*progressed=*/true))
+      if (!is_idle(requests[i]) && !detail::test_request(impl(requests[i]), /*progressed=*/true))
         all = false;
     }
     if (all) break;
@@ -286,10 +289,8 @@ int Request_get_status(Request request, int* flag, Status* status) {
 
 int Request_free(Request* request) {
   constexpr const char* fn = "Request_free";
-  if (!request || !detail::valid_request(*request)) {
-    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
-  }
-  RequestImpl* r = *request;
+  RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
+  if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
   *request = REQUEST_NULL;
   const auto state = r->state.load(std::memory_order_acquire);
   if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
@@ -297,7 +298,8 @@ int Request_free(Request* request) {
     return MPI_SUCCESS;
   }
   // Still running: it completes on its own (MPI semantics); the endpoint
-  // reclaims it then.
+  // reclaims it then. The user's copies of the handle are stale from now.
+  detail::RequestPool::retire(r);
   r->freed_by_user = true;
   r->persistent = false;
   r->endpoint->orphans.push_back(r);
@@ -306,10 +308,8 @@ int Request_free(Request* request) {
 
 int Cancel(Request* request) {
   constexpr const char* fn = "Cancel";
-  if (!request || !detail::valid_request(*request)) {
-    return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
-  }
-  RequestImpl* r = *request;
+  RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
+  if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
   // Only a receive that no message has matched yet can be cancelled; any
   // other cancel "fails" in the MPI sense: the operation completes normally
   // and Test_cancelled reports false.

@@ -137,7 +137,7 @@ int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Reques
     r->status = detail::proc_null_status();
     r->state.store(RequestImpl::State::complete);
     *message = MESSAGE_NULL;
-    *request = r;
+    *request = detail::handle_of(r);
     return MPI_SUCCESS;
   }
   auto* r = detail::new_request(args.endpoint);
@@ -150,7 +150,7 @@ int Imrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Reques
   }
   receive_matched(message, r, /*blocking=*/false);
   detail::drop_held_request(args.endpoint);  // the message's; the request holds the endpoint now
-  *request = r;
+  *request = detail::handle_of(r);
   return MPI_SUCCESS;
 }
 

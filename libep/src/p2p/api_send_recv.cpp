@@ -50,7 +50,7 @@ int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, in
       return rc;
     }
   }
-  *request = r;
+  *request = detail::handle_of(r);
   return MPI_SUCCESS;
 }
 
@@ -77,7 +77,7 @@ int nonblocking_recv(void* buf, int count, MPI_Datatype type, int source, int ta
       return rc;
     }
   }
-  *request = r;
+  *request = detail::handle_of(r);
   return MPI_SUCCESS;
 }
 
@@ -120,10 +120,8 @@ int sendrecv(const Side& out, const Side& in, Status* status, const char* functi
 }
 
 int start_persistent(Request* request, const char* function) {
-  if (!request || !detail::valid_request(*request)) {
-    return detail::raise(nullptr, MPI_ERR_REQUEST, function, "invalid request handle");
-  }
-  RequestImpl* r = *request;
+  RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
+  if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, function, "invalid request handle");
   if (!r->persistent) {
     return detail::raise(r->endpoint, MPI_ERR_REQUEST, function,
                          "the request is not persistent (made by Send_init/Recv_init)");

@@ -43,7 +43,4 @@ int check_buffer(Endpoint* endpoint, const void* buf, int count, MPI_Datatype ty
 /// and MPICH both check commitment there; Open MPI's MPI_Pack_size does not).
 bool committed(MPI_Datatype type);
 
-/// A request handle is usable: not null, and one of libep's live requests.
-inline bool valid_request(Request r) { return r != nullptr && r->is_valid(); }
-
 }  // namespace ep::detail

@@ -122,7 +122,7 @@ Request make_request(WinImpl* w, MPI_Request mpi) {
   r->state.store(mpi == MPI_REQUEST_NULL ? detail::RequestImpl::State::complete
                                          : detail::RequestImpl::State::in_mpi,
                  std::memory_order_relaxed);
-  return r;
+  return detail::handle_of(r);
 }
 
 int check_request_ptr(WinImpl* w, Request* request, const char* fn) {

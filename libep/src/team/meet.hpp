@@ -113,7 +113,7 @@ int meet(Endpoint* e, const Arrival& arrival, Comm* newcomm, const char* functio
       rc == MPI_SUCCESS ? shared_outcome.by_local[static_cast<std::size_t>(e->local)] : nullptr;
   team.sync();  // the leader's outcome lives on its stack until everyone has read it
   if (mine) mine->errhandler = e->errhandler;  // MPI: a new communicator inherits it
-  *newcomm = mine;
+  *newcomm = mine ? handle_of(mine) : COMM_NULL;
   if (rc != MPI_SUCCESS) return raise(e, error_class_of(rc), function, why);
   return MPI_SUCCESS;
 }
