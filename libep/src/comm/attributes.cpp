@@ -95,7 +95,7 @@ void remove(Endpoint* e, int keyval) {
 
 int run_delete(Endpoint* e, int keyval, void* value, const char* fn) {
   const Keyval k = held(keyval);
-  const int rc = k.del ? k.del(e, keyval, value, k.extra_state) : MPI_SUCCESS;
+  const int rc = k.del ? k.del(handle_of(e), keyval, value, k.extra_state) : MPI_SUCCESS;
   if (rc == MPI_SUCCESS) return rc;
   return raise(e, rc, fn, "the delete callback of keyval {:#x} returned error {}", keyval, rc);
 }
@@ -121,7 +121,8 @@ int copy_attributes(Endpoint* from, Endpoint* to, const char* function) {
     const Keyval k = held(keyval);
     void* copied = nullptr;
     int flag = 0;
-    const int rc = k.copy ? k.copy(from, keyval, k.extra_state, value, &copied, &flag) : 0;
+    const int rc =
+        k.copy ? k.copy(handle_of(from), keyval, k.extra_state, value, &copied, &flag) : 0;
     if (rc != MPI_SUCCESS) {
       return raise(from, rc, function, "the copy callback of keyval {:#x} returned error {}",
                    keyval, rc);

@@ -230,7 +230,7 @@ int Comm_create_group(Comm comm, Group group, int tag, Comm* newcomm) {
   Endpoint* mine_endpoint =
       made->endpoints[static_cast<std::size_t>(groups.front().map.at(mine).local_rank)].get();
   mine_endpoint->errhandler = e->errhandler;  // MPI: a new communicator inherits it
-  *newcomm = mine_endpoint;
+  *newcomm = detail::handle_of(mine_endpoint);
   return MPI_SUCCESS;
 }
 

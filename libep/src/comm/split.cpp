@@ -370,9 +370,10 @@ int Comm_dup(Comm comm, Comm* newcomm) {
   // Each endpoint copies its own attributes to its new handle. A failing copy
   // callback fails the dup (MPI): the new handle is retired at once, its
   // copies deleted (their errors would only repeat the one reported).
-  if (const int copy_rc = detail::copy_attributes(e, *newcomm, fn); copy_rc != MPI_SUCCESS) {
-    static_cast<void>(detail::delete_attributes(*newcomm, fn));
-    static_cast<void>(detail::free_endpoint(*newcomm));
+  Endpoint* made = detail::valid_endpoint(*newcomm);
+  if (const int copy_rc = detail::copy_attributes(e, made, fn); copy_rc != MPI_SUCCESS) {
+    static_cast<void>(detail::delete_attributes(made, fn));
+    static_cast<void>(detail::free_endpoint(made));
     *newcomm = COMM_NULL;
     return copy_rc;
   }

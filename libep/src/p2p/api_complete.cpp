@@ -272,19 +272,19 @@ int Request_get_status(Request request, int* flag, Status* status) {
     return MPI_SUCCESS;
   }
   progress_owners(1, &request);
-  *flag = detail::test_request(request, /*progressed=*/true);
+  RequestImpl* r = impl(request);
+  *flag = detail::test_request(r, /*progressed=*/true);
   if (!*flag) return MPI_SUCCESS;
   // The request stays as it is (MPI): only its status is reported.
-  if (request->kind != RequestImpl::Kind::send) detail::give_status(status, request->status);
-  const int error = request->status.MPI_ERROR;
+  if (r->kind != RequestImpl::Kind::send) detail::give_status(status, r->status);
+  const int error = r->status.MPI_ERROR;
   if (error == MPI_SUCCESS) return MPI_SUCCESS;
   if (error == MPI_ERR_TRUNCATE) {
-    return detail::raise(request->endpoint, error, fn,
+    return detail::raise(r->endpoint, error, fn,
                          "message truncated: {} bytes arrived for a receive buffer of {} bytes",
-                         request->status.count_bytes,
-                         std::int64_t{request->count} * request->layout.size);
+                         r->status.count_bytes, std::int64_t{r->count} * r->layout.size);
   }
-  return detail::raise(request->endpoint, error, fn, "the operation failed");
+  return detail::raise(r->endpoint, error, fn, "the operation failed");
 }
 
 int Request_free(Request* request) {
