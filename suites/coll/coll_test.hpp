@@ -53,6 +53,10 @@ inline int Alltoallv(const void* sb, const int sn[], const int sd[], MPI_Datatyp
                      const int rn[], const int rd[], MPI_Datatype rt, Comm c) {
   return MPI_Alltoallv(sb, sn, sd, st, rb, rn, rd, rt, c);
 }
+inline int Alltoallw(const void* sb, const int sn[], const int sd[], const MPI_Datatype st[],
+                     void* rb, const int rn[], const int rd[], const MPI_Datatype rt[], Comm c) {
+  return MPI_Alltoallw(sb, sn, sd, st, rb, rn, rd, rt, c);
+}
 inline int Reduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int root, Comm c) {
   return MPI_Reduce(sb, rb, n, t, op, root, c);
 }
