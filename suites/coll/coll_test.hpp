@@ -88,6 +88,8 @@ inline int Intercomm_create(Comm local, int local_leader, Comm peer, int remote_
 inline int Comm_free(Comm* c) { return MPI_Comm_free(c); }
 inline int Comm_rank(Comm c, int* r) { return MPI_Comm_rank(c, r); }
 inline int Comm_size(Comm c, int* s) { return MPI_Comm_size(c, s); }
+inline int Comm_remote_size(Comm c, int* s) { return MPI_Comm_remote_size(c, s); }
+inline const Comm COMM_NULL = MPI_COMM_NULL;
 inline int Comm_set_errhandler(Comm c, MPI_Errhandler h) { return MPI_Comm_set_errhandler(c, h); }
 }  // namespace eptest::coll_shim
 namespace capi = ::eptest::coll_shim;

@@ -8,7 +8,8 @@
 // per peer (contiguous, a pair, a strided pair) and byte displacements with
 // gaps, also in place on the intra-communicators; counts that vary per pair
 // of ranks, zeros included; and the error classes of bad roots (and, on
-// endpoints, of MPI_IN_PLACE and Scan).
+// endpoints, of MPI_IN_PLACE and Scan). Last, Comm_split of each
+// inter-communicator, with a collective on the result.
 // Every result is checked against values computed here and printed as a
 // digest, so that the plain-MPI run must print the same lines.
 #include <algorithm>
@@ -395,6 +396,52 @@ void bad_roots(Context& t, const Inter& x) {
   t.expect_class(capi::Scan(buf, buf + 1, 1, MPI_INT, MPI_SUM, x.comm), MPI_ERR_COMM, "Scan");
 }
 
+// Comm_split of an inter-communicator: each group splits on its own, and a
+// color of one group alone gives COMM_NULL. Rank 1 of group 0 takes a color
+// of its own, one rank of group 1 none; keys reverse each group's order.
+int split_color(int group, int rank) {
+  if (group == 0) return rank == 1 ? 5 : 0;
+  if (group == 1 && rank == 2) return MPI_UNDEFINED;
+  return rank % 2;
+}
+void split(Context& t, const Inter& x) {
+  const int color = split_color(x.group, x.rank);
+  const auto part = [&](const std::vector<int>& ranks, int group) {
+    std::vector<int> members;  // test ranks, in new rank order (descending keys)
+    for (int r = static_cast<int>(ranks.size()) - 1; r >= 0; --r) {
+      if (split_color(group, r) == color) members.push_back(ranks[static_cast<std::size_t>(r)]);
+    }
+    return members;
+  };
+  const std::vector<int> local = part(x.mine, x.group);
+  const std::vector<int> remote = part(x.other, 1 - x.group);
+  capi::Comm sub{};
+  ok(t, x.sub(), capi::Comm_split(x.comm, color, -x.rank, &sub), "Comm_split");
+  if (color == MPI_UNDEFINED || remote.empty()) {
+    t.check(sub == capi::COMM_NULL, "Comm_split of a color of one group gives COMM_NULL");
+    t.out("{} split color {}: COMM_NULL", x.name,
+          color == MPI_UNDEFINED ? "undefined" : std::to_string(color));
+    return;
+  }
+  int rank = -1;
+  int size = -1;
+  int remote_size = -1;
+  t.check_rc(capi::Comm_rank(sub, &rank), "Comm_rank");
+  t.check_rc(capi::Comm_size(sub, &size), "Comm_size");
+  t.check_rc(capi::Comm_remote_size(sub, &remote_size), "Comm_remote_size");
+  t.expect_eq(size, static_cast<int>(local.size()), "size after the split");
+  t.expect_eq(remote_size, static_cast<int>(remote.size()), "remote size after the split");
+  t.expect_eq(rank, static_cast<int>(std::find(local.begin(), local.end(), x.me()) - local.begin()),
+              "rank after the split");
+  std::vector<int> got(remote.size(), -1);
+  const int me = x.me();
+  const Sub s{sub, x.name + " split", rank, size};
+  ok(t, s, capi::Allgather(&me, 1, MPI_INT, got.data(), 1, MPI_INT, sub), "Allgather");
+  same(t, s, got, remote, "split Allgather");
+  t.out("{} split color {}: rank {} of {}, remote {}", x.name, color, rank, size, digest(got));
+  t.check_rc(capi::Comm_free(&sub), "Comm_free");
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -429,6 +476,7 @@ void eptest::run(Context& t) {
       alltoallw(t, x.sub(), x.name, shapes, x.me(), x.other, 5, false);
       reductions(t, x, shapes, op, 6);
       bad_roots(t, x);
+      split(t, x);
       t.check_rc(capi::Comm_free(&x.comm), "Comm_free");
       t.check_rc(capi::Comm_free(&x.local), "Comm_free");
     }
