@@ -16,6 +16,7 @@
 #include <numeric>
 
 #include "coll_test.hpp"
+#include "reference_mpi.hpp"
 
 namespace {
 
@@ -280,7 +281,9 @@ void alltoallw(Context& t, const Sub& s, const std::string& name, const Shapes& 
      "Alltoallw");
   const std::string what = in_place ? "alltoallw in place" : "alltoallw";
   same(t, s, recv, want, what);
-  t.out("{} {} {}", name, what, digest(recv));
+  if (!in_place || !reference::kAlltoallwInPlaceTypesAbort) {
+    t.out("{} {} {}", name, what, digest(recv));
+  }
 }
 
 // x op y = x after y, for affine maps t -> a t + b modulo kModulus:
@@ -458,8 +461,10 @@ void eptest::run(Context& t) {
     if (!selected(t, s)) continue;
     std::vector<int> peers(static_cast<std::size_t>(s.size));
     std::iota(peers.begin(), peers.end(), 0);
-    for (const bool in_place : {false, true}) {
-      alltoallw(t, s, s.name, shapes, s.rank, peers, 1, in_place);
+    alltoallw(t, s, s.name, shapes, s.rank, peers, 1, false);
+    // Checked on endpoints; printed where the reference can answer.
+    if (kEndpoints || !reference::kAlltoallwInPlaceTypesAbort) {
+      alltoallw(t, s, s.name, shapes, s.rank, peers, 1, true);
     }
   }
   free_subs(t, subs);

@@ -137,6 +137,17 @@ int group_of(const CommShared& shared, const detail::SplitGroup& group, MPI_Grou
   return rc;
 }
 
+// Frees a group made by group_of; a failure is the outcome's unless it
+// already has one.
+void free_members(MPI_Group* members, Outcome& outcome) {
+  if (*members == MPI_GROUP_NULL) return;
+  const int free_rc = MPI_Group_free(members);
+  if (outcome.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
+    outcome.rc = free_rc;
+    outcome.why = "MPI_Group_free failed";
+  }
+}
+
 bool one_color_per_process(const CommShared& shared, const std::vector<detail::SplitArgs>& args) {
   for (int p = 0; p < shared.mpi_size; ++p) {
     int first = MPI_UNDEFINED;
@@ -266,13 +277,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     } else {
       adopt_group(shared, group, mpi, members, agreed, outcome);
     }
-    if (members != MPI_GROUP_NULL) {
-      const int free_rc = MPI_Group_free(&members);
-      if (outcome.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
-        outcome.rc = free_rc;
-        outcome.why = "MPI_Group_free failed";
-      }
-    }
+    free_members(&members, outcome);
     if (outcome.rc != MPI_SUCCESS) return;
   }
 }
@@ -363,13 +368,7 @@ void build_part(const CommShared& shared, const InterPart& part, const Gathered&
     outcome.rc = detail::build_inter(carrier, {shared.mpi_comm, members, part.color}, layout,
                                      std::move(identities), &made, &outcome.why, &agreed);
   }
-  if (members != MPI_GROUP_NULL) {
-    const int free_rc = MPI_Group_free(&members);
-    if (outcome.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
-      outcome.rc = free_rc;
-      outcome.why = "MPI_Group_free failed";
-    }
-  }
+  free_members(&members, outcome);
   if (outcome.rc != MPI_SUCCESS) return;
   for (std::size_t nu = 0; nu < old_ranks.size(); ++nu) {
     const detail::Location old = shared.map.at(old_ranks[nu]);
