@@ -50,6 +50,42 @@ inline int Allgather(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, 
 inline int Scan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c) {
   return MPI_Scan(sb, rb, n, t, op, c);
 }
+// Groups and the communicators made from them (ep/group.hpp).
+using Group = MPI_Group;
+inline Group const GROUP_NULL = MPI_GROUP_NULL;
+inline Group const GROUP_EMPTY = MPI_GROUP_EMPTY;
+inline int Comm_group(Comm c, Group* g) { return MPI_Comm_group(c, g); }
+inline int Comm_remote_group(Comm c, Group* g) { return MPI_Comm_remote_group(c, g); }
+inline int Group_size(Group g, int* size) { return MPI_Group_size(g, size); }
+inline int Group_rank(Group g, int* rank) { return MPI_Group_rank(g, rank); }
+inline int Group_translate_ranks(Group a, int n, const int r1[], Group b, int r2[]) {
+  return MPI_Group_translate_ranks(a, n, r1, b, r2);
+}
+inline int Group_compare(Group a, Group b, int* result) { return MPI_Group_compare(a, b, result); }
+inline int Group_union(Group a, Group b, Group* out) { return MPI_Group_union(a, b, out); }
+inline int Group_intersection(Group a, Group b, Group* out) {
+  return MPI_Group_intersection(a, b, out);
+}
+inline int Group_difference(Group a, Group b, Group* out) {
+  return MPI_Group_difference(a, b, out);
+}
+inline int Group_incl(Group g, int n, const int ranks[], Group* out) {
+  return MPI_Group_incl(g, n, ranks, out);
+}
+inline int Group_excl(Group g, int n, const int ranks[], Group* out) {
+  return MPI_Group_excl(g, n, ranks, out);
+}
+inline int Group_range_incl(Group g, int n, int ranges[][3], Group* out) {
+  return MPI_Group_range_incl(g, n, ranges, out);
+}
+inline int Group_range_excl(Group g, int n, int ranges[][3], Group* out) {
+  return MPI_Group_range_excl(g, n, ranges, out);
+}
+inline int Group_free(Group* g) { return MPI_Group_free(g); }
+inline int Comm_create(Comm c, Group g, Comm* out) { return MPI_Comm_create(c, g, out); }
+inline int Comm_create_group(Comm c, Group g, int tag, Comm* out) {
+  return MPI_Comm_create_group(c, g, tag, out);
+}
 }  // namespace eptest::mpi_shim
 #endif
 

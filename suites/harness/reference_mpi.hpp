@@ -111,6 +111,15 @@ inline constexpr bool kWindowsOfDisjointCommsCollide = kOmpiMajor == 4;
 /// workaround, which the reference skips there.
 inline constexpr bool kWinAllocateMisplacesOddSizes = kMpich && kMpichVersion < 40200000;
 
+/// MPI_Group_translate_ranks into MPI_GROUP_EMPTY translates MPI_PROC_NULL
+/// to MPI_UNDEFINED instead of MPI_PROC_NULL (MPI-4.0 section 7.3.1:
+/// "MPI_PROC_NULL is a valid rank for input to MPI_GROUP_TRANSLATE_RANKS,
+/// which returns MPI_PROC_NULL as the translated rank"). Measured with a
+/// 15-line C program on Open MPI 4.1.4 and MPICH 4.0.2 alike (3 processes,
+/// {MPI_PROC_NULL, 0} of MPI_COMM_WORLD's group into MPI_GROUP_EMPTY:
+/// MPI_UNDEFINED twice); into a non-empty group both give MPI_PROC_NULL.
+inline constexpr bool kTranslateProcNullIntoEmptyUndefined = true;
+
 /// MPI_Alltoallw with MPI_IN_PLACE and a datatype per peer (MPI_INT, a
 /// contiguous pair, a strided pair of extent 3 ints; counts differing per
 /// pair, symmetric as MPI requires) aborts in its local copy: "Message

@@ -35,6 +35,7 @@
 
 #include <ep/coll.hpp>
 #include <ep/comm.hpp>
+#include <ep/group.hpp>
 #include <ep/inspect.hpp>
 #include <ep/p2p.hpp>
 #include <ep/rma.hpp>

@@ -18,6 +18,7 @@ struct Endpoint;
 struct RequestImpl;
 struct MessageImpl;
 struct WinImpl;
+struct GroupImpl;
 }  // namespace detail
 
 /// One endpoint of an endpoint communicator: the handle a thread drives.
@@ -41,6 +42,17 @@ extern MessageImpl message_no_proc;
 }
 /// What Mprobe/Improbe return for a probe on MPI_PROC_NULL (as MPI_MESSAGE_NO_PROC).
 inline Message const MESSAGE_NO_PROC = &detail::message_no_proc;
+
+/// An ordered set of endpoints, as MPI_Group is one of processes
+/// (ep/group.hpp). Groups of different communicators hold the same endpoint
+/// when the communicators share it, as MPI groups hold the same process.
+using Group = detail::GroupImpl*;
+inline constexpr Group GROUP_NULL = nullptr;
+namespace detail {
+extern GroupImpl group_empty;
+}
+/// The group without members (as MPI_GROUP_EMPTY).
+inline Group const GROUP_EMPTY = &detail::group_empty;
 
 /// The status of a completed receive or probe, as MPI_Status: MPI_SOURCE is
 /// the source endpoint's rank, MPI_TAG the user tag. The remaining fields are

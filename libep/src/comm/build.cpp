@@ -92,6 +92,7 @@ bool give_back(CommShared& shared) {
   set.mpi_comm = shared.mpi_comm;
   set.inbox = std::move(shared.inbox);
   set.bulk = std::move(shared.bulk);
+  set.per_process = shared.map.max_per_process();
   shared.mpi_comm = MPI_COMM_NULL;
   shared.inbox.clear();
   shared.bulk.clear();
@@ -120,9 +121,9 @@ bool give_back(CommShared& shared) {
   return true;
 }
 
-// inbox[l] and bulk[l] for every local index l any process uses, made by
-// the call that made the communicator's own MPI communicator, on the same
-// communicator (ChannelSource).
+// The inbox and bulk channels (ranks/tag_layout.hpp: one of each while the
+// MPI's tag range allows), made by the call that made the communicator's
+// own MPI communicator, on the same communicator (ChannelSource).
 //
 // Why not MPI_Comm_dup of the new communicator: Open MPI 4.1 lets a process
 // advance only the communicator creation whose parent has the lowest CID
@@ -136,23 +137,36 @@ bool give_back(CommShared& shared) {
 // collective on the parent that all its processes have entered (the split's
 // exchange of colors, agree_over's for dup and merge, ...), so the lowest creation under
 // way anywhere always has all its processes in it and completes.
-int make_channels(CommShared& shared, const ChannelSource& source) {
-  const auto channels = static_cast<std::size_t>(shared.map.max_per_process());
+int make_channels(CommShared& shared, const ChannelSource& source, std::string* why) {
+  const auto channels = static_cast<std::size_t>(shared.tags.channels());
   shared.inbox.assign(channels, MPI_COMM_NULL);
   shared.bulk.assign(channels, MPI_COMM_NULL);
-  for (std::size_t l = 0; l < channels; ++l) {
-    for (MPI_Comm* channel : {&shared.inbox[l], &shared.bulk[l]}) {
+  for (std::size_t c = 0; c < channels; ++c) {
+    for (MPI_Comm* channel : {&shared.inbox[c], &shared.bulk[c]}) {
+      const char* call = source.group == MPI_GROUP_NULL ? "MPI_Comm_dup" : "MPI_Comm_create_group";
       int rc = source.group == MPI_GROUP_NULL
                    ? MPI_Comm_dup(source.from, channel)
                    : MPI_Comm_create_group(source.from, source.group, source.tag, channel);
       if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(*channel, MPI_ERRORS_RETURN);
-      if (rc != MPI_SUCCESS) return rc;
+      if (rc != MPI_SUCCESS) {
+        // Running out of communicators (Open MPI's context ids) ends here.
+        *why = fmt::format("{} of one of its 2 channel communicators failed ({})", call,
+                           mpi_error_string(rc));
+        return rc;
+      }
       // Senders address a channel by the rank in the communicator's MPI
       // communicator: both must order the processes alike.
       int same = MPI_UNEQUAL;
       rc = MPI_Comm_compare(*channel, shared.mpi_comm, &same);
-      if (rc != MPI_SUCCESS) return rc;
-      if (same != MPI_CONGRUENT) return MPI_ERR_INTERN;
+      if (rc == MPI_SUCCESS && same != MPI_CONGRUENT) {
+        *why =
+            fmt::format("{} made a channel that ranks the processes unlike the communicator", call);
+        return MPI_ERR_INTERN;
+      }
+      if (rc != MPI_SUCCESS) {
+        *why = fmt::format("MPI_Comm_compare of a channel failed ({})", mpi_error_string(rc));
+        return rc;
+      }
     }
   }
   return MPI_SUCCESS;
@@ -249,16 +263,15 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
   shared->user_tag_ub = layout->user_tag_ub();
   if (pooled) {
     // choose_pooled checked the channel count; a mismatch would misroute.
-    const auto wanted = static_cast<std::size_t>(shared->map.max_per_process());
-    rc = shared->inbox.size() == wanted && shared->bulk.size() == wanted ? MPI_SUCCESS
-                                                                         : MPI_ERR_INTERN;
+    const auto wanted = static_cast<std::size_t>(shared->tags.channels());
+    if (shared->inbox.size() != wanted || shared->bulk.size() != wanted) {
+      *why = "a pooled set of MPI communicators has the wrong number of channels";
+      rc = MPI_ERR_INTERN;
+    }
   } else {
-    rc = make_channels(*shared, channels);
+    rc = make_channels(*shared, channels, why);
   }
   if (rc != MPI_SUCCESS) {
-    *why = rc == MPI_ERR_INTERN ? "a channel ranks the processes unlike the communicator"
-           : channels.group == MPI_GROUP_NULL ? "MPI_Comm_dup of a channel failed"
-                                              : "MPI_Comm_create_group of a channel failed";
     release_shared(shared.release());
     return rc;
   }
@@ -281,6 +294,18 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
     endpoint->identity = shared->identities[static_cast<std::size_t>(endpoint->rank)];
     shared->endpoints.push_back(std::move(endpoint));
   }
+  // A lane for each channel that several of this process's endpoints
+  // receive on (CommShared::lanes).
+  const int channel_count = shared->tags.channels();
+  shared->lanes = std::make_unique<CommShared::Lane[]>(static_cast<std::size_t>(channel_count));
+  std::vector<int> on_channel(static_cast<std::size_t>(channel_count), 0);
+  for (int local = 0; local < local_count; ++local) {
+    ++on_channel[static_cast<std::size_t>(shared->tags.channel_of(local))];
+  }
+  for (auto& endpoint : shared->endpoints) {
+    const auto c = static_cast<std::size_t>(shared->tags.channel_of(endpoint->local));
+    if (on_channel[c] > 1) endpoint->lane = &shared->lanes[c].lock;
+  }
   shared->live.store(local_count);
   *out = shared.release();
   return MPI_SUCCESS;
@@ -290,10 +315,10 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
 
 int draw_comm_ids(int count) { return next_comm_id.fetch_add(count); }
 
-std::int64_t pool_key(const std::vector<int>& world_ranks, int channels) {
+std::int64_t pool_key(const std::vector<int>& world_ranks, int per_process) {
   std::uint64_t h = 1469598103934665603ull;
   const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-  mix(static_cast<std::uint64_t>(channels));
+  mix(static_cast<std::uint64_t>(per_process));
   for (int w : world_ranks) mix(static_cast<std::uint64_t>(w));
   return static_cast<std::int64_t>(h >> 1);
 }
@@ -309,7 +334,7 @@ PoolOffer reserve_offer() {
     if (it->reserved) continue;
     it->reserved = true;
     offer[2 * n] = it->set.name;
-    offer[2 * n + 1] = pool_key(it->set.world_ranks, static_cast<int>(it->set.inbox.size()));
+    offer[2 * n + 1] = pool_key(it->set.world_ranks, it->set.per_process);
     ++n;
   }
   return offer;
@@ -346,13 +371,12 @@ std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::
 }
 
 std::optional<PooledSet> take_pooled(std::int64_t name, const std::vector<int>& world_ranks,
-                                     int channels) {
+                                     int per_process) {
   std::lock_guard lock(pool().mutex);
   auto& entries = pool().entries;
   for (auto it = entries.begin(); it != entries.end(); ++it) {
     if (it->set.name != name || !it->reserved) continue;
-    if (it->set.world_ranks != world_ranks ||
-        it->set.inbox.size() != static_cast<std::size_t>(channels)) {
+    if (it->set.world_ranks != world_ranks || it->set.per_process != per_process) {
       return std::nullopt;
     }
     PooledSet taken = std::move(it->set);
@@ -371,7 +395,7 @@ void release_offer(const PoolOffer& offer) {
   }
 }
 
-int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int channels,
+int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int per_process,
                const std::vector<std::int64_t>& extra, std::vector<std::int64_t>* gathered_extra,
                Agreed* agreed) {
   const PoolOffer offer = reserve_offer();
@@ -398,9 +422,9 @@ int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int channels,
           all.begin() + static_cast<std::ptrdiff_t>((p + 1) * block));
     }
     agreed->name = pool_name(world_ranks.front(), static_cast<int>(all[0]));
-    const std::int64_t chosen = choose_pooled(offers, pool_key(world_ranks, channels), {});
+    const std::int64_t chosen = choose_pooled(offers, pool_key(world_ranks, per_process), {});
     if (chosen >= 0) {
-      agreed->pooled = take_pooled(chosen, world_ranks, channels);
+      agreed->pooled = take_pooled(chosen, world_ranks, per_process);
       if (!agreed->pooled) rc = MPI_ERR_INTERN;
     }
   }

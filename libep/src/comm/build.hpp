@@ -27,10 +27,9 @@ struct ChannelSource {
 
 /// Pooled MPI communicators.
 ///
-/// Making a communicator's MPI communicators (its own, and one inbox and one
-/// bulk channel per local endpoint) costs several MPI communicator
-/// creations, each an agreement among the processes; a freed communicator's
-/// set is kept instead and handed to the next communicator over the same
+/// Making a communicator's MPI communicators (its own, and its inbox and
+/// bulk channels) costs several MPI communicator creations, each an agreement among the processes;
+/// a freed communicator's set is kept instead and handed to the next communicator over the same
 /// processes in the same order, when every one of its processes still holds
 /// it. Sets are named by the communicator they last served (PoolName), the
 /// same in every process. A creation reserves what its process offers
@@ -60,11 +59,15 @@ struct PooledSet {
   MPI_Comm mpi_comm = MPI_COMM_NULL;
   std::vector<MPI_Comm> inbox;
   std::vector<MPI_Comm> bulk;
+  // The largest endpoint count of a process it served: with the MPI's tag
+  // bound, which is the same everywhere, it fixes the channel layout.
+  int per_process = 0;
 };
 
 /// What a set must match to serve a communicator: its processes (world
-/// ranks, in order) and its channel count, hashed; never negative.
-std::int64_t pool_key(const std::vector<int>& world_ranks, int channels);
+/// ranks, in order) and the largest endpoint count of a process, which fixes
+/// the channels (ranks/tag_layout.hpp), hashed; never negative.
+std::int64_t pool_key(const std::vector<int>& world_ranks, int per_process);
 /// Reserves up to kPoolOffers pooled sets of this process for one creation.
 PoolOffer reserve_offer();
 /// The smallest name every one of `offers` (one per process of the new
@@ -78,10 +81,11 @@ std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers,
                            const std::vector<std::size_t>& lengths, std::int64_t key,
                            const std::vector<std::int64_t>& exclude);
 /// Takes the chosen set (reserved by this process's offer) out of the pool;
-/// nullopt if it is not there or does not rank `world_ranks` with
-/// `channels` channels (a hash collision: the caller fails the creation).
+/// nullopt if it is not there or does not rank `world_ranks` for
+/// `per_process` endpoints per process (a hash collision: the caller fails
+/// the creation).
 std::optional<PooledSet> take_pooled(std::int64_t name, const std::vector<int>& world_ranks,
-                                     int channels);
+                                     int per_process);
 /// Returns the sets of `offer` that were not taken to the pool.
 void release_offer(const PoolOffer& offer);
 
@@ -102,12 +106,12 @@ inline std::int64_t pool_name(int world_rank, int id) {
 }
 
 /// For a new communicator over the processes of `comm`, in its order, with
-/// `channels` channels: one MPI_Allgather over `comm` of each process's id
+/// at most `per_process` endpoints per process: one MPI_Allgather over `comm` of each process's id
 /// for it, its pool offer and `extra` (the same length in every process),
 /// which is also the collective every process enters before any creation
 /// (make_channels in build.cpp). Fills `agreed`; `gathered_extra` gets every
 /// process's `extra`, by rank in `comm`. Collective over `comm`.
-int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int channels,
+int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int per_process,
                const std::vector<std::int64_t>& extra, std::vector<std::int64_t>* gathered_extra,
                Agreed* agreed);
 

@@ -6,6 +6,8 @@
 // process and builds the new communicators, and every endpoint picks up its
 // own handle. MPI constructors on different processes match because every
 // leader makes the same calls in the same order.
+#include "comm/split.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -396,7 +398,10 @@ void split_inter_as_leader(const CommShared& shared, Outcome& outcome) {
   }
 }
 
-// The split of Comm_split and Comm_split_type (errors name `function`).
+}  // namespace
+
+namespace detail {
+
 int split(Endpoint* e, int color, int key, Comm* newcomm, const char* function) {
   // A null result pointer is a local error, but the others are already on
   // their way into the split: take part with MPI_UNDEFINED, then report it.
@@ -413,6 +418,10 @@ int split(Endpoint* e, int color, int key, Comm* newcomm, const char* function) 
     return detail::raise(e, MPI_ERR_ARG, function, "newcomm is a null pointer");
   return rc;
 }
+
+}  // namespace detail
+
+namespace {
 
 // The color of this process's node for Comm_split_type: the smallest MPI
 // rank among the communicator's processes that share its memory. Made by the
@@ -501,7 +510,7 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   constexpr const char* fn = "Comm_split";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
-  return split(e, color, key, newcomm, fn);
+  return detail::split(e, color, key, newcomm, fn);
 }
 
 int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm) {
@@ -531,13 +540,13 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     // Still take part, so that the other endpoints do not wait forever.
     Comm ignored = COMM_NULL;
-    split(e, MPI_UNDEFINED, key, &ignored, fn);
+    detail::split(e, MPI_UNDEFINED, key, &ignored, fn);
     return detail::raise(
         e, MPI_ERR_ARG, fn,
         "split_type {} is not supported: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED", split_type);
   }
   const int color = split_type == MPI_COMM_TYPE_SHARED ? node.color : MPI_UNDEFINED;
-  return split(e, color, key, newcomm, fn);
+  return detail::split(e, color, key, newcomm, fn);
 }
 
 }  // namespace ep

@@ -68,9 +68,14 @@ struct Endpoint {
   // so the endpoint's waits test them (p2p/transport_mpi.hpp). Touched only
   // by the thread driving this endpoint.
   std::vector<RequestImpl*> inbox_receives;
-  // Messages of other processes in match.unexpected: only this endpoint's
-  // thread queues and takes them, so it counts them without the lock.
-  int remote_unexpected = 0;
+  // Messages of other processes in match.unexpected. Changed under the match
+  // lock and, when the endpoint shares its channel with others of the
+  // process, under the channel's lane too, where the owner reads it before
+  // posting a receive in MPI (p2p/engine.cpp).
+  std::atomic<int> remote_unexpected{0};
+  // The lock of the channel this endpoint receives on, when other endpoints
+  // of the process receive on it too (CommShared::lanes); nullptr otherwise.
+  SpinLock* lane = nullptr;
   // Bulk messages this endpoint has sent: the next one's number.
   std::uint32_t bulk_sent = 0;
   // Inbox buffers of completed requests, for the next ones (p2p/
@@ -129,12 +134,22 @@ struct CommShared {
   TagLayout tags;
   int user_tag_ub = 0;  // storage for the MPI_TAG_UB attribute
 
-  // inbox[l] carries every message addressed to local endpoint l of its
-  // destination process; only that endpoint probes it.
+  // The channels (ranks/tag_layout.hpp: usually one). inbox[c] carries every
+  // message addressed to the local endpoints of channel c of its destination
+  // process, the destination's slot in the MPI tag.
   std::vector<MPI_Comm> inbox;
-  // bulk[l] carries the data of the messages to local endpoint l that do
-  // not travel in their inbox message (p2p/transport_mpi.hpp).
+  // bulk[c] carries the data of the messages to those endpoints that do not
+  // travel in their inbox message (p2p/transport_mpi.hpp).
   std::vector<MPI_Comm> bulk;
+  // One lock per channel, for the channels that several endpoints of this
+  // process receive on: whoever takes messages off the inbox holds it until
+  // each has reached its endpoint, and an endpoint posting a receive in MPI
+  // holds it while it looks at what was taken off for it and posts. So no
+  // message taken off MPI before a receive was posted can be missed by it.
+  struct alignas(64) Lane {
+    SpinLock lock;
+  };
+  std::unique_ptr<Lane[]> lanes;
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
   std::unique_ptr<LocalTeam> team;                   // where the endpoints meet for collectives

@@ -66,7 +66,8 @@ bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
 template <typename Pred>
 Incoming* take_unexpected(Endpoint* endpoint, Pred&& pred) {
   Incoming* message = endpoint->match.unexpected.take_first(pred);
-  if (message && message->from_other_process) --endpoint->remote_unexpected;
+  if (message && message->from_other_process)
+    endpoint->remote_unexpected.fetch_sub(1, std::memory_order_relaxed);
   return message;
 }
 
@@ -107,30 +108,52 @@ int send_local(RequestImpl* s) {
   return MPI_SUCCESS;
 }
 
-// A message the MPI transport took off MPI: the first posted receive it
-// matches takes it, or it waits in the unexpected queue.
+// A message the MPI transport took off MPI for `endpoint` (taken by its own
+// thread, or by another endpoint's on their shared channel): the first
+// posted receive it matches takes it, or it waits in the unexpected queue.
 void arrive(Endpoint* endpoint, Incoming* message) {
   MatchState& m = endpoint->match;
   m.lock.lock();
   RequestImpl* r = take_posted(m, message->source, message->tag);
   if (!r) {
     m.unexpected.push_back(message);
-    ++endpoint->remote_unexpected;
+    endpoint->remote_unexpected.fetch_add(1, std::memory_order_relaxed);
   }
   m.lock.unlock();
   if (r) deliver(message, r, /*blocking=*/false);
 }
 
-// Takes every message of other processes addressed to `endpoint` off MPI and
-// matches it, or only until the receive `awaited` has been matched: a waiter
-// need not pay for one more probe that finds nothing. Returns the MPI error
-// code of the transport.
+// Holds an endpoint's lane (Endpoint::lane), if it has one, until unlock()
+// or the end of the scope.
+class LaneGuard {
+ public:
+  explicit LaneGuard(SpinLock* lane) : lane_(lane) {
+    if (lane_) lane_->lock();
+  }
+  LaneGuard(const LaneGuard&) = delete;
+  LaneGuard& operator=(const LaneGuard&) = delete;
+  ~LaneGuard() { unlock(); }
+  void unlock() {
+    if (lane_) lane_->unlock();
+    lane_ = nullptr;
+  }
+
+ private:
+  SpinLock* lane_;
+};
+
+// Takes every message of other processes on the channel of `endpoint` off
+// MPI and hands each to its endpoint, or only until the receive `awaited`
+// has been matched: a waiter need not pay for one more probe that finds
+// nothing. Returns the MPI error code of the transport.
 int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr) {
+  const LaneGuard lane(endpoint->lane);
   for (;;) {
     Incoming* message = nullptr;
-    const int rc = mpi_next_arrival(endpoint, &message);
+    Endpoint* to = nullptr;
+    const int rc = mpi_next_arrival(endpoint, &message, &to);
     if (rc != MPI_SUCCESS || !message) return rc;
-    arrive(endpoint, message);
+    arrive(to, message);
     if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
       return MPI_SUCCESS;
   }
@@ -159,12 +182,17 @@ int start_recv(RequestImpl* r, bool blocking) {
   }
   r->status = empty_status();
   MatchState& m = endpoint->match;
-  // The common case needs no lock: with no message of another process in the
-  // unexpected queue (only this thread puts them there, and no other message
-  // can match) and no receive posted in libep (only this thread posts), a
-  // receive that names a source in another process and a tag goes to MPI.
-  if (endpoint->remote_unexpected == 0 && m.posted_count.load(std::memory_order_relaxed) == 0 &&
-      names_remote_envelope(*r)) {
+  // A receive that may go to MPI decides it holding the lane of a channel
+  // that other endpoints of the process share: then nobody is between
+  // taking a message for this endpoint off MPI and queueing it here.
+  const bool named = names_remote_envelope(*r);
+  LaneGuard lane(named ? endpoint->lane : nullptr);
+  // The common case takes no match lock: with no message of another process
+  // in the unexpected queue (no other message can match) and no receive
+  // posted in libep (only this thread posts), a receive that names a source
+  // in another process and a tag goes to MPI.
+  if (named && endpoint->remote_unexpected.load(std::memory_order_relaxed) == 0 &&
+      m.posted_count.load(std::memory_order_relaxed) == 0) {
     return mpi_post_receive(r);
   }
   const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
@@ -181,6 +209,7 @@ int start_recv(RequestImpl* r, bool blocking) {
   const bool in_mpi = !message && may_post_in_mpi(m, *r);
   m.lock.unlock();
   if (in_mpi) return mpi_post_receive(r);
+  lane.unlock();
   if (!message) {
     // Messages still in MPI arrived before this receive was posted, so they
     // must be matched (in order) before it joins the posted queue.

@@ -55,10 +55,16 @@ void release_wire(RequestImpl* r) {
 
 // The channels of the messages to local endpoint `local` of a process.
 MPI_Comm inbox_of(const CommShared& shared, int local) {
-  return shared.inbox[static_cast<std::size_t>(local)];
+  return shared.inbox[static_cast<std::size_t>(shared.tags.channel_of(local))];
 }
 MPI_Comm bulk_of(const CommShared& shared, int local) {
-  return shared.bulk[static_cast<std::size_t>(local)];
+  return shared.bulk[static_cast<std::size_t>(shared.tags.channel_of(local))];
+}
+
+// The MPI tag of a message from local endpoint `source_local` to local
+// endpoint `dest_local` of another process, carrying `tag`.
+int wire_tag(const CommShared& shared, int dest_local, int source_local, int tag) {
+  return shared.tags.encode({shared.tags.slot_of(dest_local), source_local, tag});
 }
 
 // Ends the inbox phase of the receive `r` posted in MPI. The list is in no
@@ -78,7 +84,10 @@ void complete(RequestImpl* r) {
   release_wire(r);
   r->mpi = MPI_REQUEST_NULL;
   r->phase = RequestImpl::Phase::none;
-  r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
+  // Release: another endpoint's thread may complete a receive it delivered
+  // to (a message it took off a shared channel), and the owner reads the
+  // request after seeing the state.
+  r->state.store(RequestImpl::State::complete, std::memory_order_release);
 }
 
 void fail(RequestImpl* r, int rc) {
@@ -107,8 +116,9 @@ void receive_bulk(RequestImpl* r, int source_mpi_rank, int source_local, int num
                   std::int64_t bytes, bool blocking) {
   const CommShared& shared = *r->endpoint->shared;
   MPI_Message message = MPI_MESSAGE_NULL;
-  int rc = MPI_Mprobe(source_mpi_rank, shared.tags.encode({source_local, number}),
-                      bulk_of(shared, r->endpoint->local), &message, MPI_STATUS_IGNORE);
+  const int local = r->endpoint->local;
+  int rc = MPI_Mprobe(source_mpi_rank, wire_tag(shared, local, source_local, number),
+                      bulk_of(shared, local), &message, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) return fail(r, rc);
   if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE) {
     rc = receive_truncated(&message, bytes, r);
@@ -121,7 +131,7 @@ void receive_bulk(RequestImpl* r, int source_mpi_rank, int source_local, int num
   rc = MPI_Imrecv(r->buf, r->count, r->type, &message, &r->mpi);
   if (rc != MPI_SUCCESS) return fail(r, rc);
   r->phase = RequestImpl::Phase::bulk;
-  r->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
+  r->state.store(RequestImpl::State::in_mpi, std::memory_order_release);
 }
 
 }  // namespace
@@ -130,7 +140,7 @@ int mpi_send(RequestImpl* s, bool blocking) {
   Endpoint* self = s->endpoint;
   CommShared& shared = *self->shared;
   const Location to = shared.map.at(s->target);
-  const int mpi_tag = shared.tags.encode({self->local, s->tag});
+  const int mpi_tag = wire_tag(shared, to.local_rank, self->local, s->tag);
   const ConstTyped data = send_data(*s);
   const std::int64_t bytes = data.bytes();
   const bool sync = s->mode == SendMode::synchronous;
@@ -170,7 +180,7 @@ int mpi_send(RequestImpl* s, bool blocking) {
   int rc = MPI_Send(notice, kNoticeBytes, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm bulk = bulk_of(shared, to.local_rank);
-  const int bulk_tag = shared.tags.encode({self->local, number});
+  const int bulk_tag = wire_tag(shared, to.local_rank, self->local, number);
   rc = sync ? MPI_Issend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi)
             : MPI_Isend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi);
   s->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
@@ -186,12 +196,13 @@ int mpi_post_receive(RequestImpl* r) {
   r->inbox_slot = static_cast<std::uint32_t>(self->inbox_receives.size());
   self->inbox_receives.push_back(r);
   return MPI_Irecv(wire_of(r), kWireBytes, MPI_BYTE, from.mpi_rank,
-                   shared.tags.encode({from.local_rank, r->tag}), inbox_of(shared, self->local),
-                   &r->mpi);
+                   wire_tag(shared, self->local, from.local_rank, r->tag),
+                   inbox_of(shared, self->local), &r->mpi);
 }
 
-int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
+int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to) {
   *arrival = nullptr;
+  *to = nullptr;
   const CommShared& shared = *endpoint->shared;
   MPI_Comm inbox = inbox_of(shared, endpoint->local);
   int found = 0;
@@ -210,6 +221,10 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
   if (length < kWordBytes) return MPI_ERR_INTERN;
 
   const Envelope envelope = shared.tags.decode(status.MPI_TAG);
+  const auto destination = static_cast<std::size_t>(
+      shared.tags.local_of(shared.tags.channel_of(endpoint->local), envelope.dest_slot));
+  if (destination >= shared.endpoints.size()) return MPI_ERR_INTERN;
+  if (read_word(wire) != kCarried && length != kNoticeBytes) return MPI_ERR_INTERN;
   auto* message = new Incoming;
   message->from_other_process = true;
   message->source =
@@ -223,7 +238,6 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
         std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(message->bytes));
     std::memcpy(message->data.get(), wire + kWordBytes, static_cast<std::size_t>(message->bytes));
   } else {
-    if (length != kNoticeBytes) return MPI_ERR_INTERN;
     message->kind = Incoming::Kind::remote;
     message->bytes = word;
     message->source_mpi_rank = status.MPI_SOURCE;
@@ -231,6 +245,7 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival) {
     message->bulk_number = static_cast<int>(read_word(wire, 1));
   }
   *arrival = message;
+  *to = shared.endpoints[destination].get();
   return MPI_SUCCESS;
 }
 
@@ -356,9 +371,10 @@ int mpi_discard(Incoming* message, Endpoint* endpoint) {
   // smaller buffer is not safe).
   const CommShared& shared = *endpoint->shared;
   MPI_Message handle = MPI_MESSAGE_NULL;
-  int rc = MPI_Mprobe(message->source_mpi_rank,
-                      shared.tags.encode({message->source_local, message->bulk_number}),
-                      bulk_of(shared, endpoint->local), &handle, MPI_STATUS_IGNORE);
+  int rc =
+      MPI_Mprobe(message->source_mpi_rank,
+                 wire_tag(shared, endpoint->local, message->source_local, message->bulk_number),
+                 bulk_of(shared, endpoint->local), &handle, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS) {
     std::vector<std::byte> scratch(static_cast<std::size_t>(message->bytes));
     rc = MPI_Mrecv(scratch.data(), static_cast<int>(message->bytes), MPI_BYTE, &handle,

@@ -2,15 +2,16 @@
 // through MPI, and reports each message that arrives to the engine
 // (engine.cpp), which matches it. It never looks at an endpoint's queues.
 //
-// Two MPI communicators per local index l carry the messages to local
-// endpoint l of a process: inbox[l] and bulk[l] (object/endpoint.hpp), with
-// the sender's local index and the user tag in the MPI tag (tag_layout.hpp)
-// and the sending process as the MPI source. Only endpoint l receives on
-// them. Every message puts one small message on the inbox: a word, then
+// A few MPI communicators, the channels (usually one of each kind:
+// ranks/tag_layout.hpp), carry the messages to the local endpoints of a
+// process: inbox[c] and bulk[c] (object/endpoint.hpp), with the
+// destination's slot on its channel, the sender's local index and the user
+// tag in the MPI tag (tag_layout.hpp) and the sending process as the MPI
+// source. Every message puts one small message on the inbox: a word, then
 //  - the packed data itself (word -1), for a standard send of at most
 //    kCarriedLimit bytes: one eager MPI message, the common case;
 //  - nothing (word = the data's length in bytes), for a larger or
-//    synchronous send: a notice, which the data follows on bulk[l] as an
+//    synchronous send: a notice, which the data follows on bulk[c] as an
 //    MPI message of the user's buffer and datatype.
 //
 // A receive naming one endpoint of another process and a tag names exactly
@@ -19,7 +20,9 @@
 // inbox buffer of its own (mpi_post_receive): MPI matches it as it matches
 // its own receives. Every other receive (wildcards, or behind such a
 // receive) is served by taking inbox messages off MPI in MPI's order
-// (MPI_Improbe, MPI_Mrecv) into the engine's unexpected queue. The inbox
+// (MPI_Improbe, MPI_Mrecv) into the engine's unexpected queues: a probe of a
+// channel takes the messages of every endpoint on it, and the engine hands
+// each to its endpoint. The inbox
 // never overflows a receive buffer, because inbox buffers hold any inbox
 // message; and bulk messages are received whole into scratch memory when
 // they exceed the buffer, because Open MPI 4.1.4 writes past the end of a
@@ -31,7 +34,7 @@
 // Open MPI 4.1.4 and MPICH 4.0.2 both, and p2p.ssend_* guard it), and libep
 // starts that receive only once a receive of the user has matched the notice.
 // The order of one sender's messages holds: the notices are in order on the
-// inbox, and the bulk messages of one (sender, tag) in order on bulk[l].
+// inbox, and the bulk messages of one (sender, tag) in order on bulk[c].
 #pragma once
 
 #include "object/endpoint.hpp"
@@ -51,15 +54,18 @@ int mpi_send(RequestImpl* s, bool blocking);
 
 /// Posts the receive `r` in MPI itself: its source is one endpoint of
 /// another process and its tag is not a wildcard, and no receive posted
-/// earlier in libep may take its messages (the engine checks). It is in_mpi
-/// then, and mpi_test completes it. Returns an MPI error code.
+/// earlier in libep may take its messages (the engine checks, holding the
+/// endpoint's lane if it has one). It is in_mpi then, and mpi_test completes
+/// it. Returns an MPI error code.
 int mpi_post_receive(RequestImpl* r);
 
-/// Takes the next inbox message addressed to `endpoint` off MPI, in MPI's
-/// order: an eager Incoming holding the data, or a remote one (a notice)
-/// whose data is still inside MPI. *arrival is nullptr if there is none.
-/// Never blocks. Returns an MPI error code.
-int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival);
+/// Takes the next inbox message off the channel `endpoint` receives on, in
+/// MPI's order: an eager Incoming holding the data, or a remote one (a
+/// notice) whose data is still inside MPI, addressed to *to (`endpoint` or
+/// another endpoint of the process on the same channel). *arrival is nullptr
+/// if there is none. The caller holds the channel's lane if it has one
+/// (Endpoint::lane). Never blocks. Returns an MPI error code.
+int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to);
 
 /// Receives the data that the notice `message` announced into the receive
 /// `r` that matched it (the engine has set r's status), and frees `message`:

@@ -1,21 +1,30 @@
 #include "ranks/tag_layout.hpp"
 
+#include <algorithm>
 #include <bit>
 
 namespace ep::detail {
 
 std::optional<TagLayout> TagLayout::make(int mpi_tag_ub, int max_endpoints_per_process) {
   if (mpi_tag_ub <= 0 || max_endpoints_per_process < 0) return std::nullopt;
+  constexpr int kMinUserBits = 15;
   // Usable bits: every value below 2^bits is a valid MPI tag.
   const int total_bits = std::bit_width(static_cast<unsigned>(mpi_tag_ub) + 1u) - 1;
-  const unsigned locals =
-      static_cast<unsigned>(max_endpoints_per_process > 1 ? max_endpoints_per_process : 1);
-  const int source_bits = std::bit_width(locals - 1u);
-  const int user_bits = total_bits - source_bits;
-  if (user_bits < 15) return std::nullopt;
+  const int locals = std::max(max_endpoints_per_process, 1);
+  const int source_bits = std::bit_width(static_cast<unsigned>(locals - 1));
+  const int spare_bits = total_bits - source_bits - kMinUserBits;
+  if (spare_bits < 0) return std::nullopt;
+  // As few channels as the spare bits allow, and no fewer than kChannels
+  // (unless there are fewer endpoints).
+  const int most_per_channel = spare_bits >= 30 ? locals : std::min(locals, 1 << spare_bits);
+  int channels = std::min(kChannels, locals);
+  channels = std::max(channels, (locals + most_per_channel - 1) / most_per_channel);
   TagLayout layout;
+  layout.channels_ = channels;
+  layout.per_channel_ = (locals + channels - 1) / channels;
+  layout.dest_bits_ = std::bit_width(static_cast<unsigned>(layout.per_channel_ - 1));
   layout.source_bits_ = source_bits;
-  layout.user_bits_ = user_bits;
+  layout.user_bits_ = total_bits - source_bits - layout.dest_bits_;
   return layout;
 }
 

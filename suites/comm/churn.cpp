@@ -1,0 +1,158 @@
+// Communicators of every kind created and freed many times in a row
+// (--cycles, default 1000): Comm_dup, Comm_split, Comm_split_type,
+// Intercomm_create and Intercomm_merge. Every tenth new communicator carries
+// an Allreduce. Nothing may grow with the cycles:
+//  - memory: the process's resident set after the last cycle is within
+//    kRssSlack of what it was after the first tenth;
+//  - MPI communicators: a communicator duplicated from MPI_COMM_SELF gets a
+//    Fortran handle (MPI_Comm_c2f), which both MPIs take from a table of live
+//    communicators, lowest free slot first (Open MPI) or from a free list
+//    (MPICH); if communicators leaked, it would climb with the cycles.
+// Both hold for plain MPI processes, the reference program, as well.
+// With --live=N, N duplicates are alive at once instead (see live()).
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "comm_test.hpp"
+
+namespace {
+
+using namespace eptest;
+using namespace eptest::comm;
+
+// Allowed growth of the resident set between the checkpoint and the end:
+// a communicator's process part is tens of kilobytes (its team's mailboxes),
+// so a leak of one per cycle would pass it within the first hundred.
+constexpr long kRssSlackKib = 4096;
+// Allowed growth of the probe's handle index: other threads of the process
+// create and free communicators at the same moment.
+constexpr int kHandleSlack = 64;
+
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = -1;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 12, '\n');
+  }
+  return value;
+}
+
+int communicator_handle_index() {
+  MPI_Comm probe = MPI_COMM_NULL;
+  if (MPI_Comm_dup(MPI_COMM_SELF, &probe) != MPI_SUCCESS) return -1;
+  const int index = static_cast<int>(MPI_Comm_c2f(probe));
+  MPI_Comm_free(&probe);
+  return index;
+}
+
+struct Watch {
+  long rss = 0;
+  int handle = 0;
+};
+
+void churn(Context& t, const std::string& kind, int cycles, api::Comm local, api::Comm inter) {
+  const int half = t.size() / 2;
+  const int group = t.rank() < half ? 0 : 1;
+  Watch start;
+  int bad = 0;
+  for (int i = 0; i < cycles && bad < 3; ++i) {
+    if (i == cycles / 10) {
+      start.rss = resident_kib();
+      start.handle = communicator_handle_index();
+    }
+    api::Comm made = api::COMM_NULL;
+    int rc = MPI_SUCCESS;
+    if (kind == "dup") {
+      rc = api::Comm_dup(t.comm(), &made);
+    } else if (kind == "split") {
+      rc = api::Comm_split(t.comm(), (t.rank() + i) % 2, -t.rank(), &made);
+    } else if (kind == "split_type") {
+      rc = api::Comm_split_type(t.comm(), MPI_COMM_TYPE_SHARED, t.rank(), MPI_INFO_NULL, &made);
+    } else if (kind == "intercomm") {
+      rc = api::Intercomm_create(local, 0, t.comm(), group == 0 ? half : 0, 21, &made);
+    } else {
+      rc = api::Intercomm_merge(inter, group, &made);
+    }
+    if (!t.check_rc(rc, kind + " creation")) {
+      ++bad;
+      continue;
+    }
+    if (i % 10 == 0) {
+      int one = 1;
+      int sum = 0;
+      t.check_rc(api::Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, made), "Allreduce");
+      int expected = 0;
+      int inter_flag = 0;
+      api::Comm_test_inter(made, &inter_flag);
+      if (inter_flag) {
+        api::Comm_remote_size(made, &expected);
+      } else {
+        api::Comm_size(made, &expected);
+      }
+      if (!t.expect_eq(sum, expected, kind + " Allreduce")) ++bad;
+    }
+    if (!t.check_rc(api::Comm_free(&made), kind + " Comm_free")) ++bad;
+  }
+  const long rss = resident_kib();
+  const int handle = communicator_handle_index();
+  t.check(rss - start.rss <= kRssSlackKib,
+          fmt::format("{}: resident set grew from {} KiB to {} KiB over {} cycles", kind, start.rss,
+                      rss, cycles - cycles / 10));
+  t.check(handle - start.handle <= kHandleSlack,
+          fmt::format("{}: MPI communicator handles climbed from {} to {}: communicators leak",
+                      kind, start.handle, handle));
+  t.out("{}: {} cycles, {}", kind, cycles, bad == 0 ? "all good" : "FAILED");
+}
+
+// `count` duplicates alive at once, then freed. Each endpoint communicator
+// used to cost 1 + 2 x (endpoints per process) MPI communicators: with 32 per
+// process Open MPI ran out of communicators after 2^16 / 65, about 1000.
+void live(Context& t, int count) {
+  std::vector<api::Comm> comms(static_cast<std::size_t>(count), api::COMM_NULL);
+  int made = 0;
+  for (api::Comm& c : comms) {
+    if (!t.check_rc(api::Comm_dup(t.comm(), &c), fmt::format("Comm_dup number {}", made + 1))) {
+      break;
+    }
+    ++made;
+  }
+  if (made == count) {
+    int one = 1;
+    int sum = 0;
+    t.check_rc(api::Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comms.back()), "Allreduce");
+    t.expect_eq(sum, t.size(), "Allreduce on the last duplicate");
+  }
+  for (int i = made; i-- > 0;) {
+    t.check_rc(api::Comm_free(&comms[static_cast<std::size_t>(i)]), "Comm_free");
+  }
+  t.out("{} communicators alive at once: {}", count, made == count ? "all good" : "FAILED");
+}
+
+}  // namespace
+
+void eptest::run(Context& t) {
+  if (const int count = t.params().get_int("live", 0); count > 0) return live(t, count);
+  const int cycles = t.params().get_int("cycles", 1000);
+  for (const char* kind : {"dup", "split", "split_type"}) churn(t, kind, cycles, nullptr, nullptr);
+  if (t.size() < 2) {
+    t.out("one rank: no inter-communicator");
+    return;
+  }
+  const int half = t.size() / 2;
+  const int group = t.rank() < half ? 0 : 1;
+  api::Comm local = api::COMM_NULL;
+  api::Comm inter = api::COMM_NULL;
+  t.check_rc(api::Comm_split(t.comm(), group, t.rank(), &local), "Comm_split");
+  t.check_rc(api::Intercomm_create(local, 0, t.comm(), group == 0 ? half : 0, 22, &inter),
+             "Intercomm_create");
+  churn(t, "intercomm", cycles, local, inter);
+  churn(t, "merge", cycles, local, inter);
+  t.check_rc(api::Comm_free(&inter), "Comm_free");
+  t.check_rc(api::Comm_free(&local), "Comm_free");
+}
