@@ -53,6 +53,10 @@ inline int Alltoallv(const void* sb, const int sn[], const int sd[], MPI_Datatyp
                      const int rn[], const int rd[], MPI_Datatype rt, Comm c) {
   return MPI_Alltoallv(sb, sn, sd, st, rb, rn, rd, rt, c);
 }
+inline int Alltoallw(const void* sb, const int sn[], const int sd[], const MPI_Datatype st[],
+                     void* rb, const int rn[], const int rd[], const MPI_Datatype rt[], Comm c) {
+  return MPI_Alltoallw(sb, sn, sd, st, rb, rn, rd, rt, c);
+}
 inline int Reduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int root, Comm c) {
   return MPI_Reduce(sb, rb, n, t, op, root, c);
 }
@@ -84,6 +88,8 @@ inline int Intercomm_create(Comm local, int local_leader, Comm peer, int remote_
 inline int Comm_free(Comm* c) { return MPI_Comm_free(c); }
 inline int Comm_rank(Comm c, int* r) { return MPI_Comm_rank(c, r); }
 inline int Comm_size(Comm c, int* s) { return MPI_Comm_size(c, s); }
+inline int Comm_remote_size(Comm c, int* s) { return MPI_Comm_remote_size(c, s); }
+inline const Comm COMM_NULL = MPI_COMM_NULL;
 inline int Comm_set_errhandler(Comm c, MPI_Errhandler h) { return MPI_Comm_set_errhandler(c, h); }
 }  // namespace eptest::coll_shim
 namespace capi = ::eptest::coll_shim;

@@ -35,8 +35,7 @@ inline int Intercomm_merge(Comm inter, int high, Comm* out) {
 inline int Comm_compare(Comm a, Comm b, int* result) { return MPI_Comm_compare(a, b, result); }
 inline int Comm_test_inter(Comm c, int* flag) { return MPI_Comm_test_inter(c, flag); }
 inline int Comm_remote_size(Comm c, int* size) { return MPI_Comm_remote_size(c, size); }
-// The collectives libep has on inter-communicators (and Reduce, which it
-// refuses there).
+// Collectives on inter-communicators (and Scan, which has no inter form).
 inline int Barrier(Comm c) { return MPI_Barrier(c); }
 inline int Bcast(void* b, int n, MPI_Datatype t, int root, Comm c) {
   return MPI_Bcast(b, n, t, root, c);
@@ -48,8 +47,8 @@ inline int Allgather(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, 
                      Comm c) {
   return MPI_Allgather(sb, sn, st, rb, rn, rt, c);
 }
-inline int Reduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int root, Comm c) {
-  return MPI_Reduce(sb, rb, n, t, op, root, c);
+inline int Scan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c) {
+  return MPI_Scan(sb, rb, n, t, op, c);
 }
 // Groups and the communicators made from them (ep/group.hpp).
 using Group = MPI_Group;

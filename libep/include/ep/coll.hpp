@@ -26,8 +26,15 @@
 // all fail with MPI_ERR_OTHER naming the first rank that differs, instead of
 // hanging (docs/environment.md).
 //
-// On inter-communicators Barrier, Bcast, Allgather and Allreduce follow MPI's
-// inter-communicator rules; the others return MPI_ERR_COMM.
+// On inter-communicators every collective but Scan and Exscan (which MPI
+// defines on intra-communicators only, MPI_ERR_COMM) follows MPI's
+// inter-communicator rules: with a root, the root passes MPI_ROOT, the rest
+// of its group MPI_PROC_NULL and the other group the root's rank; the
+// counts, displacements and datatypes per rank address the remote group's
+// ranks; each group receives the other group's data or reduction, and
+// Reduce_scatter(_block) scatters the reduction of one group's vectors over
+// the other group by that group's counts. MPI_IN_PLACE gives MPI_ERR_BUFFER
+// there.
 #pragma once
 
 #include <ep/types.hpp>
@@ -131,5 +138,14 @@ int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
 /// \note Collective over all endpoints of `comm`.
 int Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
            Comm comm);
+
+/// As MPI_Alltoallw: Alltoallv with a datatype per rank on both sides and
+/// displacements in bytes (sdispls[j] bytes from sendbuf is block j).
+/// MPI_IN_PLACE as sendbuf: the data to send is taken from recvbuf, by the
+/// receive side's counts, displacements and datatypes.
+/// \note Collective over all endpoints of `comm`.
+int Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], Comm comm);
 
 }  // namespace ep

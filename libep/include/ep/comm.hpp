@@ -40,8 +40,9 @@ int Comm_dup(Comm comm, Comm* newcomm);
 /// across processes, so a process's endpoints need not get consecutive
 /// ranks; endpoints of one process may pass different colors. MPI_UNDEFINED
 /// gives COMM_NULL; a color that is neither >= 0 nor MPI_UNDEFINED fails
-/// the call on every endpoint with MPI_ERR_ARG. Inter-communicators cannot
-/// be split (MPI_ERR_COMM).
+/// the call on every endpoint with MPI_ERR_ARG. On an inter-communicator
+/// each group splits on its own, and the parts of one color in both groups
+/// make an inter-communicator; a color of one group alone gives COMM_NULL.
 /// \note Collective over all endpoints of `comm`.
 int Comm_split(Comm comm, int color, int key, Comm* newcomm);
 

@@ -141,6 +141,20 @@ int allgather_v(const detail::Entered& in, const void* sendbuf, int sendcount,
   return err.finish(in.e, in.function, allgather(in.e, args), "MPI_Alltoallw or a local copy");
 }
 
+// Allgather(v) on an inter-communicator: each group receives the other's
+// blocks; Allgather's equal blocks of recvcount when `recvcounts` is null.
+int allgather_inter(const detail::Entered& in, const void* sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs,
+                    int recvcount, MPI_Datatype recvtype) {
+  detail::LocalError err;
+  const detail::ConstTyped send = detail::inter_block(
+      sendbuf, sendcount, sendtype, {"sendcount", nullptr, "sendtype"}, "sendbuf", err);
+  const std::vector<detail::Typed> recv = detail::inter_blocks(
+      in, recvbuf, recvcounts, displs, recvcount, recvtype,
+      {recvcounts ? "recvcounts" : "recvcount", "displs", "recvtype"}, "recvbuf", err);
+  return detail::inter_allgather(in, send, recv, err);
+}
+
 }  // namespace
 
 int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -156,8 +170,8 @@ int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
         return allgather_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
       },
       [&](const detail::Entered& in) {
-        return detail::inter_allgather(in, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                       recvtype);
+        return allgather_inter(in, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr,
+                               recvcount, recvtype);
       });
 }
 
@@ -165,9 +179,15 @@ int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
                const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm) {
   const detail::Entry entry{.function = "Allgatherv",
                             .signature = {detail::CollId::Allgatherv, -1, -1}};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return allgather_v(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return allgather_v(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+      },
+      [&](const detail::Entered& in) {
+        return allgather_inter(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                               recvtype);
+      });
 }
 
 }  // namespace ep

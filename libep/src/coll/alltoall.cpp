@@ -1,4 +1,5 @@
-// ep::Alltoall and ep::Alltoallv (Alltoall is Alltoallv with equal blocks).
+// ep::Alltoall, ep::Alltoallv and ep::Alltoallw (Alltoall is Alltoallv with
+// equal blocks; Alltoallw gives every block whole, SendBlocks::each).
 //
 //   1. local:  every endpoint copies the blocks its own process's ranks
 //              send it, straight from their send buffers;
@@ -12,8 +13,10 @@
 // from the copy, since its blocks are overwritten while others read them.
 #include <algorithm>
 
+#include "coll/blocks.hpp"
 #include "coll/entry.hpp"
 #include "coll/exchange.hpp"
+#include "coll/inter.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
 #include "team/meeting.hpp"
@@ -162,6 +165,58 @@ int alltoall_v(const detail::Entered& in, const void* sendbuf, const int sendcou
   return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw or a local copy");
 }
 
+// Alltoallw on an intra-communicator: every argument is endpoint-local.
+int alltoall_w(const detail::Entered& in, const void* sendbuf, const int sendcounts[],
+               const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+               const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[]) {
+  detail::LocalError err;
+  const int ranks = in.e->shared->map.size();
+  std::vector<Typed> recv(static_cast<std::size_t>(ranks));
+  if (recvbuf == MPI_IN_PLACE) {
+    // Take part receiving nothing, then report.
+    err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
+  } else {
+    recv = detail::w_blocks(recvbuf, ranks, recvcounts, rdispls, recvtypes,
+                            {"recvcounts", "rdispls", "recvtypes"}, err);
+  }
+  std::vector<ConstTyped> send;
+  std::vector<detail::TypedScratch> copies;
+  if (sendbuf != MPI_IN_PLACE) {
+    send = detail::w_blocks(sendbuf, ranks, sendcounts, sdispls, sendtypes,
+                            {"sendcounts", "sdispls", "sendtypes"}, err);
+  } else {
+    // In place: send what the receive blocks hold now, from copies, since
+    // they are overwritten while others read them.
+    copies.reserve(recv.size());
+    for (const Typed& block : recv) {
+      copies.emplace_back(block.count, block.type, block.layout);
+      err.note_mpi(detail::copy_typed(block, copies.back().typed()),
+                   "copying the receive buffer aside");
+      send.push_back(copies.back().typed());
+    }
+  }
+  AlltoallArgs args;
+  args.send.each = send.data();
+  args.recv.each = recv.data();
+  return err.finish(in.e, in.function, alltoall(in.e, args), "MPI_Alltoallw or a local copy");
+}
+
+// Alltoall(v) on an inter-communicator: block j of rank q lands in block q
+// of remote rank j; Alltoall's equal blocks when the counts are null.
+int alltoall_inter(const detail::Entered& in, const void* sendbuf, const int* sendcounts,
+                   const int* sdispls, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int* recvcounts, const int* rdispls, int recvcount,
+                   MPI_Datatype recvtype) {
+  detail::LocalError err;
+  const std::vector<ConstTyped> send = detail::inter_blocks(
+      in, sendbuf, sendcounts, sdispls, sendcount, sendtype,
+      {sendcounts ? "sendcounts" : "sendcount", "sdispls", "sendtype"}, "sendbuf", err);
+  const std::vector<Typed> recv = detail::inter_blocks(
+      in, recvbuf, recvcounts, rdispls, recvcount, recvtype,
+      {recvcounts ? "recvcounts" : "recvcount", "rdispls", "recvtype"}, "recvbuf", err);
+  return detail::inter_alltoall(in, send, recv, err);
+}
+
 }  // namespace
 
 int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -171,9 +226,15 @@ int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
       .function = "Alltoall",
       .signature = {detail::CollId::Alltoall, -1, in_place ? recvcount : sendcount,
                     in_place ? recvtype : sendtype}};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return alltoall_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return alltoall_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+      },
+      [&](const detail::Entered& in) {
+        return alltoall_inter(in, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr,
+                              nullptr, recvcount, recvtype);
+      });
 }
 
 int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -181,10 +242,39 @@ int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype recvtype, Comm comm) {
   const detail::Entry entry{.function = "Alltoallv",
                             .signature = {detail::CollId::Alltoallv, -1, -1}};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return alltoall_v(in, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                      recvtype);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return alltoall_v(in, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype);
+      },
+      [&](const detail::Entered& in) {
+        return alltoall_inter(in, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
+                              rdispls, 0, recvtype);
+      });
+}
+
+int Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], Comm comm) {
+  const detail::Entry entry{.function = "Alltoallw",
+                            .signature = {detail::CollId::Alltoallw, -1, -1}};
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return alltoall_w(in, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                          recvtypes);
+      },
+      [&](const detail::Entered& in) {
+        detail::LocalError err;
+        const std::vector<ConstTyped> send =
+            detail::inter_w_blocks(in, sendbuf, sendcounts, sdispls, sendtypes,
+                                   {"sendcounts", "sdispls", "sendtypes"}, "sendbuf", err);
+        const std::vector<Typed> recv =
+            detail::inter_w_blocks(in, recvbuf, recvcounts, rdispls, recvtypes,
+                                   {"recvcounts", "rdispls", "recvtypes"}, "recvbuf", err);
+        return detail::inter_alltoall(in, send, recv, err);
+      });
 }
 
 }  // namespace ep

@@ -21,7 +21,8 @@ const char* name_of(CollId id) {
                                      "Alltoall",       "Alltoallv",
                                      "Reduce",         "Allreduce",
                                      "Reduce_scatter", "Reduce_scatter_block",
-                                     "Scan",           "Exscan"};
+                                     "Scan",           "Exscan",
+                                     "Alltoallw"};
   return kNames[static_cast<std::size_t>(id)];
 }
 

@@ -56,6 +56,7 @@ enum class CollId : int {
   Reduce_scatter_block,
   Scan,
   Exscan,
+  Alltoallw,
 };
 const char* name_of(CollId id);
 

@@ -11,6 +11,7 @@
 
 #include "coll/entry.hpp"
 #include "coll/exchange.hpp"
+#include "coll/inter.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
 #include "team/meeting.hpp"
@@ -159,6 +160,27 @@ int gather_v(const detail::Entered& in, const void* sendbuf, int sendcount, MPI_
   return err.finish(in.e, in.function, gather(in.e, args, root), "MPI_Alltoallw or a local copy");
 }
 
+// Gather(v) on an inter-communicator: the remote group's endpoints send, the
+// root (MPI_ROOT) receives; Gather's equal blocks of recvcount when
+// `recvcounts` is null.
+int gather_inter(const detail::Entered& in, const void* sendbuf, int sendcount,
+                 MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs,
+                 int recvcount, MPI_Datatype recvtype, int root) {
+  detail::LocalError err;
+  detail::ConstTyped send;
+  std::vector<detail::Typed> recv;
+  if (root >= 0) {
+    send = detail::inter_block(sendbuf, sendcount, sendtype, {"sendcount", nullptr, "sendtype"},
+                               "sendbuf", err);
+  }
+  if (root == MPI_ROOT) {
+    recv = detail::inter_blocks(in, recvbuf, recvcounts, displs, recvcount, recvtype,
+                                {recvcounts ? "recvcounts" : "recvcount", "displs", "recvtype"},
+                                "recvbuf", err);
+  }
+  return detail::inter_gather(in, send, recv, root, err);
+}
+
 }  // namespace
 
 int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -172,9 +194,15 @@ int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
                                           .root_count = recvcount,
                                           .root_type = recvtype},
                             .root = root};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return gather_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return gather_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+      },
+      [&](const detail::Entered& in) {
+        return gather_inter(in, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
+                            recvtype, root);
+      });
 }
 
 int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -182,9 +210,16 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
             Comm comm) {
   const detail::Entry entry{
       .function = "Gatherv", .signature = {detail::CollId::Gatherv, root, -1}, .root = root};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return gather_v(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return gather_v(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                        root);
+      },
+      [&](const detail::Entered& in) {
+        return gather_inter(in, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                            recvtype, root);
+      });
 }
 
 }  // namespace ep

@@ -1,9 +1,11 @@
 #include "coll/inter.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "coll/checks.hpp"
+#include "coll/movement.hpp"
 #include "object/error.hpp"
 #include "team/local_team.hpp"
 
@@ -70,14 +72,57 @@ int packed(const ConstTyped& data, std::vector<std::byte>* out) {
   return pack(data, out->data());
 }
 
+// A contribution: its blocks packed one after the other, after a header of
+// their number and lengths. Returns an MPI error code.
+int pack_blocks(const std::vector<ConstTyped>& blocks, std::vector<std::byte>* out) {
+  std::vector<std::int64_t> header{static_cast<std::int64_t>(blocks.size())};
+  for (const ConstTyped& b : blocks) header.push_back(b.bytes());
+  std::size_t at = header.size() * sizeof(std::int64_t);
+  std::size_t total = at;
+  for (std::size_t i = 1; i < header.size(); ++i) total += static_cast<std::size_t>(header[i]);
+  out->resize(total);
+  std::memcpy(out->data(), header.data(), at);
+  int rc = MPI_SUCCESS;
+  for (const ConstTyped& b : blocks) {
+    keep_first_error(&rc, pack(b, out->data() + at));
+    at += static_cast<std::size_t>(b.bytes());
+  }
+  return rc;
+}
+
+// Block j of union rank u's contribution; empty when it has none.
+struct Piece {
+  const std::byte* data = nullptr;
+  std::int64_t length = 0;
+};
+Piece piece_of(const Gathered& g, int u, std::size_t j) {
+  const std::byte* at = g.bytes.data() + g.offset[static_cast<std::size_t>(u)];
+  const auto word = [at](std::size_t i) {
+    std::int64_t v = 0;
+    std::memcpy(&v, at + i * sizeof(v), sizeof(v));
+    return v;
+  };
+  const auto n = static_cast<std::size_t>(word(0));
+  if (j >= n) return {};
+  std::int64_t skip = static_cast<std::int64_t>((n + 1) * sizeof(std::int64_t));
+  for (std::size_t k = 0; k < j; ++k) skip += word(k + 1);
+  return {at + skip, word(j + 1)};
+}
+
+// Unpacks a piece, as a receive of `to` would: a longer message is a
+// truncation.
+int unpack_piece(const Piece& p, const Typed& to) {
+  if (p.length > to.bytes()) return MPI_ERR_TRUNCATE;
+  return unpack(p.data, p.length, to);
+}
+
 // MPI_IN_PLACE has no meaning on an inter-communicator: noted as this
 // endpoint's error, and replaced by a zeroed stand-in of `count` elements so
 // that the endpoint still takes part.
 template <class Void>
 void refuse_in_place(Void*& buf, int count, MPI_Datatype type, const TypeLayout& layout,
                      const char* what, LocalError& err, TypedScratch& stand_in) {
-  if (buf != MPI_IN_PLACE) return;
-  err.note(MPI_ERR_BUFFER, "{} may not be MPI_IN_PLACE on an inter-communicator", what);
+  if (inter_buffer(buf, what, err)) return;
   stand_in = TypedScratch(count, type, layout, TypedScratch::Fill::zero);
   buf = stand_in.base();
 }
@@ -108,6 +153,56 @@ int gather_contributions(Endpoint* e, const Contribution& mine, Gathered& storag
   team.sync();
   *gathered = &team.peer<Gathered>(0);
   return (*gathered)->rc;
+}
+
+// The frame of the gathering collectives: this endpoint's blocks go
+// everywhere, then `take` reads what it needs from everyone's. Returns an
+// MPI error code.
+template <class Take>
+int gather_then(Endpoint* e, const std::vector<ConstTyped>& send, Take&& take) {
+  Contribution mine;
+  // A failed pack still takes part, so that nobody is left waiting.
+  const int pack_rc = pack_blocks(send, &mine.data);
+  Gathered storage;
+  const Gathered* gathered = nullptr;
+  int rc = gather_contributions(e, mine, storage, &gathered);
+  if (rc == MPI_SUCCESS) rc = take(*gathered);
+  e->shared->team->sync();
+  keep_first_error(&rc, pack_rc);
+  return rc;
+}
+
+// Block `block` of every remote rank q's contribution into recv[q] (none
+// when recv is empty).
+int take_blocks(const Endpoint& e, const Gathered& g, std::size_t block,
+                const std::vector<Typed>& recv) {
+  const auto& remote = e.shared->members(1 - e.group);
+  int rc = MPI_SUCCESS;
+  for (std::size_t q = 0; q < recv.size() && q < remote.size() && rc == MPI_SUCCESS; ++q) {
+    rc = unpack_piece(piece_of(g, remote[q], block), recv[q]);
+  }
+  return rc;
+}
+
+// The reduction in rank order of every remote rank's first block into
+// `into`: from the highest rank down, acc = c[q] op acc keeps rank order for
+// non-commutative ops.
+int fold_remote(const Endpoint& e, const Gathered& g, const Typed& into, MPI_Op op) {
+  const auto& remote = e.shared->members(1 - e.group);
+  const TypedScratch scratch(into.count, into.type, into.layout);
+  int rc = MPI_SUCCESS;
+  for (std::size_t i = remote.size(); i-- > 0 && rc == MPI_SUCCESS;) {
+    const Piece p = piece_of(g, remote[i], 0);
+    if (i + 1 == remote.size()) {
+      rc = unpack_piece(p, into);
+    } else {
+      rc = unpack_piece(p, scratch.typed());
+      if (rc == MPI_SUCCESS) {
+        rc = MPI_Reduce_local(scratch.base(), into.buf, into.count, into.type, op);
+      }
+    }
+  }
+  return rc;
 }
 
 }  // namespace
@@ -191,81 +286,155 @@ int inter_bcast(const Entered& in, const Typed& given, int root) {
   return err.finish(e, in.function, rc, "the inter-communicator broadcast");
 }
 
-int inter_allgather(const Entered& in, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  Endpoint* e = in.e;
-  const CommShared& shared = *e->shared;
-  const auto& remote = shared.members(1 - e->group);
-  LocalError err;
-  TypeLayout send_layout;
-  TypeLayout recv_layout;
-  local_count(&sendcount, "sendcount", err);
-  local_type(&sendtype, &send_layout, "sendtype", err);
-  local_count(&recvcount, "recvcount", err);
-  local_type(&recvtype, &recv_layout, "recvtype", err);
-  TypedScratch send_stand_in;
-  TypedScratch recv_stand_in;
-  refuse_in_place(sendbuf, sendcount, sendtype, send_layout, "sendbuf", err, send_stand_in);
-  const auto blocks = static_cast<int>(remote.size());
-  refuse_in_place(recvbuf, blocks * recvcount, recvtype, recv_layout, "recvbuf", err,
-                  recv_stand_in);
-
-  Contribution mine;
-  // A failed pack still takes part, so that nobody is left waiting.
-  const int pack_rc = packed({sendbuf, sendcount, sendtype, send_layout}, &mine.data);
-  Gathered storage;
-  const Gathered* gathered = nullptr;
-  int rc = gather_contributions(e, mine, storage, &gathered);
-  if (rc == MPI_SUCCESS) {
-    const Typed all{recvbuf, 0, recvtype, recv_layout};
-    for (int q = 0; q < blocks && rc == MPI_SUCCESS; ++q) {
-      const auto u = static_cast<std::size_t>(remote[static_cast<std::size_t>(q)]);
-      rc = unpack(gathered->bytes.data() + gathered->offset[u], gathered->length[u],
-                  all.slice(std::int64_t{q} * recvcount, recvcount));
-    }
-  }
-  shared.team->sync();
-  keep_first_error(&rc, pack_rc);
-  return err.finish(e, in.function, rc, "the inter-communicator allgather");
-}
-
 int inter_allreduce(const Entered& in, const void* sendbuf, void* recvbuf, int count,
                     MPI_Datatype type, MPI_Op op) {
   Endpoint* e = in.e;
-  const CommShared& shared = *e->shared;
   LocalError err;
   TypedScratch send_stand_in;
   TypedScratch recv_stand_in;
   refuse_in_place(sendbuf, count, type, in.layout, "sendbuf", err, send_stand_in);
   refuse_in_place(recvbuf, count, type, in.layout, "recvbuf", err, recv_stand_in);
-
-  Contribution mine;
-  // A failed pack still takes part, so that nobody is left waiting.
-  const int pack_rc = packed({sendbuf, count, type, in.layout}, &mine.data);
-  Gathered storage;
-  const Gathered* gathered = nullptr;
-  int rc = gather_contributions(e, mine, storage, &gathered);
-  if (rc == MPI_SUCCESS) {
-    const Typed into{recvbuf, count, type, in.layout};
-    const auto& remote = shared.members(1 - e->group);
-    // Unpack each contribution into the type's own layout, then fold from
-    // the highest rank down: acc = c[q] op acc keeps rank order for
-    // non-commutative ops.
-    const TypedScratch scratch(count, type, in.layout);
-    for (std::size_t i = remote.size(); i-- > 0 && rc == MPI_SUCCESS;) {
-      const auto u = static_cast<std::size_t>(remote[i]);
-      const std::byte* data = gathered->bytes.data() + gathered->offset[u];
-      if (i + 1 == remote.size()) {
-        rc = unpack(data, gathered->length[u], into);
-      } else {
-        rc = unpack(data, gathered->length[u], scratch.typed());
-        if (rc == MPI_SUCCESS) rc = MPI_Reduce_local(scratch.base(), recvbuf, count, type, op);
-      }
-    }
-  }
-  shared.team->sync();
-  keep_first_error(&rc, pack_rc);
+  const Typed into{recvbuf, count, type, in.layout};
+  const int rc = gather_then(e, {ConstTyped{sendbuf, count, type, in.layout}},
+                             [&](const Gathered& g) { return fold_remote(*e, g, into, op); });
   return err.finish(e, in.function, rc, "the inter-communicator allreduce");
 }
+
+int inter_reduce(const Entered& in, const void* sendbuf, void* recvbuf, int count,
+                 MPI_Datatype type, MPI_Op op, int root) {
+  Endpoint* e = in.e;
+  LocalError err;
+  std::vector<ConstTyped> send;
+  if (root >= 0 && inter_buffer(sendbuf, "sendbuf", err)) {
+    send.push_back({sendbuf, count, type, in.layout});
+  }
+  const bool receives = root == MPI_ROOT && inter_buffer(recvbuf, "recvbuf", err);
+  const Typed into{recvbuf, count, type, in.layout};
+  const int rc = gather_then(e, send, [&](const Gathered& g) {
+    return receives ? fold_remote(*e, g, into, op) : MPI_SUCCESS;
+  });
+  return err.finish(e, in.function, rc, "the inter-communicator reduce");
+}
+
+int inter_reduce_scatter(const Entered& in, const void* sendbuf, void* recvbuf, const int* counts,
+                         int total, MPI_Datatype type, MPI_Op op) {
+  Endpoint* e = in.e;
+  LocalError err;
+  TypedScratch send_stand_in;
+  refuse_in_place(sendbuf, total, type, in.layout, "sendbuf", err, send_stand_in);
+  const bool receives = inter_buffer(recvbuf, "recvbuf", err);
+  std::int64_t first = 0;
+  for (int r = 0; r < e->rank; ++r) first += counts[r];
+  const int rc =
+      gather_then(e, {ConstTyped{sendbuf, total, type, in.layout}}, [&](const Gathered& g) {
+        if (!receives) return MPI_SUCCESS;
+        // The other group's vectors are as long as ours.
+        const TypedScratch whole(total, type, in.layout);
+        int fold_rc = fold_remote(*e, g, whole.typed(), op);
+        if (fold_rc != MPI_SUCCESS) return fold_rc;
+        return copy_typed(whole.typed().slice(first, counts[e->rank]),
+                          Typed{recvbuf, counts[e->rank], type, in.layout});
+      });
+  return err.finish(e, in.function, rc, "the inter-communicator reduce_scatter");
+}
+
+int inter_gather(const Entered& in, const ConstTyped& send, const std::vector<Typed>& recv,
+                 int root, const LocalError& err) {
+  Endpoint* e = in.e;
+  std::vector<ConstTyped> mine;
+  if (root >= 0) mine.push_back(send);
+  const int rc = gather_then(e, mine, [&](const Gathered& g) {
+    return root == MPI_ROOT ? take_blocks(*e, g, 0, recv) : MPI_SUCCESS;
+  });
+  return err.finish(e, in.function, rc, "the inter-communicator gather");
+}
+
+int inter_scatter(const Entered& in, const std::vector<ConstTyped>& send, const Typed& recv,
+                  int root, const LocalError& err) {
+  Endpoint* e = in.e;
+  const std::vector<ConstTyped> none;
+  const int rc = gather_then(e, root == MPI_ROOT ? send : none, [&](const Gathered& g) {
+    if (root < 0) return MPI_SUCCESS;
+    const int u = e->shared->members(1 - e->group)[static_cast<std::size_t>(root)];
+    return unpack_piece(piece_of(g, u, static_cast<std::size_t>(e->rank)), recv);
+  });
+  return err.finish(e, in.function, rc, "the inter-communicator scatter");
+}
+
+int inter_allgather(const Entered& in, const ConstTyped& send, const std::vector<Typed>& recv,
+                    const LocalError& err) {
+  Endpoint* e = in.e;
+  const int rc =
+      gather_then(e, {send}, [&](const Gathered& g) { return take_blocks(*e, g, 0, recv); });
+  return err.finish(e, in.function, rc, "the inter-communicator allgather");
+}
+
+int inter_alltoall(const Entered& in, const std::vector<ConstTyped>& send,
+                   const std::vector<Typed>& recv, const LocalError& err) {
+  Endpoint* e = in.e;
+  const int rc = gather_then(e, send, [&](const Gathered& g) {
+    return take_blocks(*e, g, static_cast<std::size_t>(e->rank), recv);
+  });
+  return err.finish(e, in.function, rc, "the inter-communicator alltoall");
+}
+
+bool inter_buffer(const void* buf, const char* what, LocalError& err) {
+  if (buf != MPI_IN_PLACE) return true;
+  return err.note(MPI_ERR_BUFFER, "{} may not be MPI_IN_PLACE on an inter-communicator", what);
+}
+
+template <class Void>
+BasicTyped<Void> inter_block(Void* buf, int count, MPI_Datatype type, const BlockNames& names,
+                             const char* buf_name, LocalError& err) {
+  TypeLayout layout;
+  if (!inter_buffer(buf, buf_name, err) || !local_count(&count, names.counts, err) ||
+      !local_type(&type, &layout, names.types, err)) {
+    return {};
+  }
+  return {buf, count, type, layout};
+}
+
+template <class Void>
+std::vector<BasicTyped<Void>> inter_blocks(const Entered& in, Void* buf, const int* counts,
+                                           const int* displs, int count, MPI_Datatype type,
+                                           const BlockNames& names, const char* buf_name,
+                                           LocalError& err) {
+  const int remote = in.e->shared->peer_count(*in.e);
+  TypeLayout layout;
+  if (!inter_buffer(buf, buf_name, err) || !local_type(&type, &layout, names.types, err) ||
+      (!counts && !local_count(&count, names.counts, err))) {
+    return std::vector<BasicTyped<Void>>(static_cast<std::size_t>(remote));
+  }
+  if (counts) return v_blocks(buf, remote, counts, displs, type, layout, names, err);
+  const EqualBlocks equal(remote, count);
+  return v_blocks(buf, remote, equal.counts.data(), equal.displs.data(), type, layout, names, err);
+}
+
+template <class Void>
+std::vector<BasicTyped<Void>> inter_w_blocks(const Entered& in, Void* buf, const int* counts,
+                                             const int* displs, const MPI_Datatype* types,
+                                             const BlockNames& names, const char* buf_name,
+                                             LocalError& err) {
+  const int remote = in.e->shared->peer_count(*in.e);
+  if (!inter_buffer(buf, buf_name, err)) {
+    return std::vector<BasicTyped<Void>>(static_cast<std::size_t>(remote));
+  }
+  return w_blocks(buf, remote, counts, displs, types, names, err);
+}
+
+template ConstTyped inter_block(const void*, int, MPI_Datatype, const BlockNames&, const char*,
+                                LocalError&);
+template Typed inter_block(void*, int, MPI_Datatype, const BlockNames&, const char*, LocalError&);
+template std::vector<ConstTyped> inter_blocks(const Entered&, const void*, const int*, const int*,
+                                              int, MPI_Datatype, const BlockNames&, const char*,
+                                              LocalError&);
+template std::vector<Typed> inter_blocks(const Entered&, void*, const int*, const int*, int,
+                                         MPI_Datatype, const BlockNames&, const char*, LocalError&);
+template std::vector<ConstTyped> inter_w_blocks(const Entered&, const void*, const int*, const int*,
+                                                const MPI_Datatype*, const BlockNames&, const char*,
+                                                LocalError&);
+template std::vector<Typed> inter_w_blocks(const Entered&, void*, const int*, const int*,
+                                           const MPI_Datatype*, const BlockNames&, const char*,
+                                           LocalError&);
 
 }  // namespace ep::detail

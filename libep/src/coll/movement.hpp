@@ -34,8 +34,12 @@ struct BasicBlocks {
   const int* displs = nullptr;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   TypeLayout layout;
+  /// Alltoallw: every rank's block given whole (its own datatype, a byte
+  /// displacement), in place of the above.
+  const BasicTyped<Void>* each = nullptr;
 
   BasicTyped<Void> block(int rank) const {
+    if (each) return each[rank];
     const BasicTyped<Void> all{buf, 0, type, layout};
     return all.slice(displs[rank], counts[rank]);
   }

@@ -27,6 +27,7 @@
 
 #include "coll/algorithm.hpp"
 #include "coll/contributions.hpp"
+#include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "coll/reduction.hpp"
 #include "ep/coll.hpp"
@@ -197,9 +198,14 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             .count = count,
                             .type = datatype,
                             .op = op};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return reduce(in, sendbuf, recvbuf, count, datatype, op, root);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return reduce(in, sendbuf, recvbuf, count, datatype, op, root);
+      },
+      [&](const detail::Entered& in) {
+        return detail::inter_reduce(in, sendbuf, recvbuf, count, datatype, op, root);
+      });
 }
 
 }  // namespace ep

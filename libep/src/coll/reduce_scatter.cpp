@@ -27,6 +27,7 @@
 
 #include "coll/algorithm.hpp"
 #include "coll/contributions.hpp"
+#include "coll/inter.hpp"
 #include "coll/mpi_step.hpp"
 #include "coll/reduction.hpp"
 #include "ep/coll.hpp"
@@ -154,15 +155,20 @@ constexpr std::array<detail::Algorithm<ScatterCall>, 3> kAlgorithms{{
     {"gather_all", gather_all, detail::always, detail::always},
 }};
 
-// Reduce_scatter(_block) on an intra-communicator, its agreed arguments
-// checked but the length of the whole vector.
+// Reduce_scatter(_block) on an intra- or inter-communicator, its agreed
+// arguments checked but the length of the whole vector: the sum of the
+// counts of the endpoint's group.
 int reduce_scatter(const detail::Entered& in, const void* sendbuf, void* recvbuf, const int* counts,
                    MPI_Datatype datatype, MPI_Op op) {
-  const int n = in.e->shared->map.size();
+  const int n = in.e->shared->group_size(in.e->group);
   const std::int64_t total = std::accumulate(counts, counts + n, std::int64_t{0});
   if (total > INT32_MAX) {
     return detail::raise(in.e, MPI_ERR_COUNT, in.function,
                          "the vector has {} elements, more than an int counts", total);
+  }
+  if (in.e->shared->inter) {
+    return detail::inter_reduce_scatter(in, sendbuf, recvbuf, counts, static_cast<int>(total),
+                                        datatype, op);
   }
   ScatterCall s{detail::reduce_call(in, static_cast<int>(total), datatype, op), counts};
   detail::LocalError err;
@@ -188,9 +194,10 @@ int Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
       .recvcounts = recvcounts,
       .type = datatype,
       .op = op};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
+  const auto run = [&](const detail::Entered& in) {
     return reduce_scatter(in, sendbuf, recvbuf, recvcounts, datatype, op);
-  });
+  };
+  return detail::enter(comm, entry, run, run);
 }
 
 int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
@@ -202,10 +209,12 @@ int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_
       .count_name = "recvcount",
       .type = datatype,
       .op = op};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    const std::vector<int> counts(static_cast<std::size_t>(in.e->shared->map.size()), recvcount);
+  const auto run = [&](const detail::Entered& in) {
+    const std::vector<int> counts(static_cast<std::size_t>(in.e->shared->group_size(in.e->group)),
+                                  recvcount);
     return reduce_scatter(in, sendbuf, recvbuf, counts.data(), datatype, op);
-  });
+  };
+  return detail::enter(comm, entry, run, run);
 }
 
 }  // namespace ep

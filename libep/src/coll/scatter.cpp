@@ -11,6 +11,7 @@
 
 #include "coll/entry.hpp"
 #include "coll/exchange.hpp"
+#include "coll/inter.hpp"
 #include "coll/movement.hpp"
 #include "ep/coll.hpp"
 #include "team/meeting.hpp"
@@ -159,6 +160,27 @@ int scatter_v(const detail::Entered& in, const void* sendbuf, const int sendcoun
   return err.finish(in.e, in.function, scatter(in.e, args, root), "MPI_Alltoallw or a local copy");
 }
 
+// Scatter(v) on an inter-communicator: the root (MPI_ROOT) sends, the
+// remote group's endpoints receive; Scatter's equal blocks of sendcount when
+// `sendcounts` is null.
+int scatter_inter(const detail::Entered& in, const void* sendbuf, const int* sendcounts,
+                  const int* displs, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root) {
+  detail::LocalError err;
+  std::vector<detail::ConstTyped> send;
+  detail::Typed recv;
+  if (root == MPI_ROOT) {
+    send = detail::inter_blocks(in, sendbuf, sendcounts, displs, sendcount, sendtype,
+                                {sendcounts ? "sendcounts" : "sendcount", "displs", "sendtype"},
+                                "sendbuf", err);
+  }
+  if (root >= 0) {
+    recv = detail::inter_block(recvbuf, recvcount, recvtype, {"recvcount", nullptr, "recvtype"},
+                               "recvbuf", err);
+  }
+  return detail::inter_scatter(in, send, recv, root, err);
+}
+
 }  // namespace
 
 int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -172,18 +194,31 @@ int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
                                           .root_count = sendcount,
                                           .root_type = sendtype},
                             .root = root};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return scatter_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return scatter_equal(in, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+      },
+      [&](const detail::Entered& in) {
+        return scatter_inter(in, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, root);
+      });
 }
 
 int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm comm) {
   const detail::Entry entry{
       .function = "Scatterv", .signature = {detail::CollId::Scatterv, root, -1}, .root = root};
-  return detail::enter(comm, entry, [&](const detail::Entered& in) {
-    return scatter_v(in, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
-  });
+  return detail::enter(
+      comm, entry,
+      [&](const detail::Entered& in) {
+        return scatter_v(in, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                         root);
+      },
+      [&](const detail::Entered& in) {
+        return scatter_inter(in, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+                             recvtype, root);
+      });
 }
 
 }  // namespace ep

@@ -1,4 +1,5 @@
-// Comm_dup, Comm_split and Comm_split_type.
+// Comm_dup, Comm_split and Comm_split_type, and Comm_split of an
+// inter-communicator.
 //
 // All three run the same way: the endpoints of a process meet in their
 // LocalTeam, the leader (local endpoint 0) does the MPI work for the whole
@@ -18,6 +19,7 @@
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
+#include "ranks/inter_map.hpp"
 #include "ranks/split_map.hpp"
 #include "team/meet.hpp"
 
@@ -138,6 +140,17 @@ int group_of(const CommShared& shared, const detail::SplitGroup& group, MPI_Grou
   return rc;
 }
 
+// Frees a group made by group_of; a failure is the outcome's unless it
+// already has one.
+void free_members(MPI_Group* members, Outcome& outcome) {
+  if (*members == MPI_GROUP_NULL) return;
+  const int free_rc = MPI_Group_free(members);
+  if (outcome.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
+    outcome.rc = free_rc;
+    outcome.why = "MPI_Group_free failed";
+  }
+}
+
 bool one_color_per_process(const CommShared& shared, const std::vector<detail::SplitArgs>& args) {
   for (int p = 0; p < shared.mpi_size; ++p) {
     int first = MPI_UNDEFINED;
@@ -183,34 +196,45 @@ void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_
 // MPI creation here is made on the parent with tag 0 or the color, so a
 // leader's creations never go down in Open MPI's order of creations
 // (make_channels in build.cpp).
-void split_as_leader(const CommShared& shared, Outcome& outcome) {
+// Every rank's color and key, and the processes' ids and pool offers, at
+// every leader; false (with the reason in `outcome`) when the exchange
+// failed or a color is bad anywhere, which fails the split everywhere alike.
+bool gather_colors(const CommShared& shared, const detail::PoolOffer& offer, Gathered* gathered,
+                   Outcome& outcome) {
   const LocalTeam& team = *shared.team;
   std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
   for (int l = 0; l < team.size(); ++l)
     local[static_cast<std::size_t>(l)] = detail::arrival_of<SplitArrival>(team, l).args;
-  const detail::PoolOffer offer = detail::reserve_offer();
-  // Whatever happens, the sets offered and not taken go back to the pool.
-  struct Release {
-    const detail::PoolOffer& offer;
-    ~Release() { detail::release_offer(offer); }
-  } release{offer};
-  Gathered gathered;
   outcome.rc =
-      gather_split_args(shared, local, offer, detail::draw_comm_ids(team.size()), &gathered);
+      gather_split_args(shared, local, offer, detail::draw_comm_ids(team.size()), gathered);
   if (outcome.rc != MPI_SUCCESS) {
     outcome.why = "MPI_Allgatherv of colors and keys failed";
-    return;
+    return false;
   }
-  const std::vector<detail::SplitArgs>& args = gathered.by_rank;
-  // A bad color anywhere fails the split everywhere, with the same reason.
+  const std::vector<detail::SplitArgs>& args = gathered->by_rank;
   for (std::size_t r = 0; r < args.size(); ++r) {
     if (args[r].color < 0 && args[r].color != MPI_UNDEFINED) {
       outcome.rc = MPI_ERR_ARG;
       outcome.why = fmt::format("rank {} passed color {}: colors are >= 0 or MPI_UNDEFINED", r,
                                 args[r].color);
-      return;
+      return false;
     }
   }
+  return true;
+}
+
+// Whatever happens, the sets offered and not taken go back to the pool.
+struct Release {
+  const detail::PoolOffer& offer;
+  ~Release() { detail::release_offer(offer); }
+};
+
+void split_as_leader(const CommShared& shared, Outcome& outcome) {
+  const detail::PoolOffer offer = detail::reserve_offer();
+  const Release release{offer};
+  Gathered gathered;
+  if (!gather_colors(shared, offer, &gathered, outcome)) return;
+  const std::vector<detail::SplitArgs>& args = gathered.by_rank;
   const auto all_groups = detail::split_groups(shared.map, args, MPI_UNDEFINED);
   const std::vector<GroupPlan> plans = plan_groups(shared, all_groups, gathered);
   const bool one_split = one_color_per_process(shared, args);
@@ -256,13 +280,121 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     } else {
       adopt_group(shared, group, mpi, members, agreed, outcome);
     }
-    if (members != MPI_GROUP_NULL) {
-      const int free_rc = MPI_Group_free(&members);
-      if (outcome.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
-        outcome.rc = free_rc;
-        outcome.why = "MPI_Group_free failed";
+    free_members(&members, outcome);
+    if (outcome.rc != MPI_SUCCESS) return;
+  }
+}
+
+// One inter-communicator of an inter split: each group's ranks of one color
+// (union ranks of the parent), in new rank order.
+struct InterPart {
+  int color = 0;
+  std::vector<int> ranks[2];
+};
+
+// The parts, in ascending color order: the colors both groups have. (A
+// color of one group alone gives its ranks COMM_NULL.)
+std::vector<InterPart> inter_parts(const CommShared& shared,
+                                   const std::vector<detail::SplitArgs>& args) {
+  std::vector<InterPart> parts;
+  std::vector<int> colors;
+  for (const auto& a : args) {
+    if (a.color != MPI_UNDEFINED) colors.push_back(a.color);
+  }
+  std::sort(colors.begin(), colors.end());
+  colors.erase(std::unique(colors.begin(), colors.end()), colors.end());
+  for (const int color : colors) {
+    InterPart part{color, {}};
+    for (int g = 0; g < 2; ++g) {
+      for (const int u : shared.members(g)) {
+        if (args[static_cast<std::size_t>(u)].color == color) part.ranks[g].push_back(u);
       }
+      // By key, ties by rank in the group (members are in rank order).
+      std::stable_sort(part.ranks[g].begin(), part.ranks[g].end(), [&](int a, int b) {
+        return args[static_cast<std::size_t>(a)].key < args[static_cast<std::size_t>(b)].key;
+      });
     }
+    if (!part.ranks[0].empty() && !part.ranks[1].empty()) parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+// Builds one part's inter-communicator, if this process hosts one of its
+// endpoints, over a carrier made with MPI_Comm_create_group on the parent's
+// carrier tagged with the color (as split_as_leader's groups), and hands
+// this process's members their new endpoints. `used` counts the ids each
+// process has given to the parts so far.
+void build_part(const CommShared& shared, const InterPart& part, const Gathered& gathered,
+                std::vector<int>& used, Outcome& outcome) {
+  // The group whose rank 0 has the smaller identity comes first (inter_map.hpp).
+  const int first = shared.identities[static_cast<std::size_t>(part.ranks[0].front())] <
+                            shared.identities[static_cast<std::size_t>(part.ranks[1].front())]
+                        ? 0
+                        : 1;
+  std::vector<int> hosts[2];
+  std::vector<int> old_ranks;  // by new union rank
+  std::vector<std::int64_t> identities;
+  std::vector<int> processes;  // parent carrier ranks, ascending (= world order)
+  for (const int g : {first, 1 - first}) {
+    for (const int u : part.ranks[g]) {
+      const int p = shared.map.at(u).mpi_rank;
+      hosts[g].push_back(shared.world_ranks[static_cast<std::size_t>(p)]);
+      old_ranks.push_back(u);
+      identities.push_back(shared.identities[static_cast<std::size_t>(u)]);
+      processes.push_back(p);
+    }
+  }
+  std::sort(processes.begin(), processes.end());
+  processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
+  detail::Agreed agreed;
+  for (const int p : processes) {
+    const int id =
+        gathered.first_id[static_cast<std::size_t>(p)] + used[static_cast<std::size_t>(p)]++;
+    if (p == processes.front()) {
+      agreed.name = detail::pool_name(shared.world_ranks[static_cast<std::size_t>(p)], id);
+    }
+    if (p == shared.mpi_rank) agreed.id = id;
+  }
+  if (!std::binary_search(processes.begin(), processes.end(), shared.mpi_rank)) return;
+  const detail::InterLayout layout = detail::inter_layout(hosts[first], hosts[1 - first]);
+  const detail::SplitGroup as_group{part.color, {}, processes, {}};
+  MPI_Group members = MPI_GROUP_NULL;
+  MPI_Comm carrier = MPI_COMM_NULL;
+  outcome.rc = group_of(shared, as_group, &members);
+  if (outcome.rc == MPI_SUCCESS) {
+    outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, part.color, &carrier);
+  }
+  CommShared* made = nullptr;
+  if (outcome.rc != MPI_SUCCESS) {
+    outcome.why = "MPI_Comm_create_group failed";
+  } else {
+    outcome.rc = detail::build_inter(carrier, {shared.mpi_comm, members, part.color}, layout,
+                                     std::move(identities), &made, &outcome.why, &agreed);
+  }
+  free_members(&members, outcome);
+  if (outcome.rc != MPI_SUCCESS) return;
+  for (std::size_t nu = 0; nu < old_ranks.size(); ++nu) {
+    const detail::Location old = shared.map.at(old_ranks[nu]);
+    if (old.mpi_rank != shared.mpi_rank) continue;
+    const detail::Location now = layout.map.at(static_cast<int>(nu));
+    outcome.by_local[static_cast<std::size_t>(old.local_rank)] =
+        made->endpoints[static_cast<std::size_t>(now.local_rank)].get();
+  }
+}
+
+// Comm_split of an inter-communicator (MPI 4.0, 7.4.2): each group splits
+// on its own, and the same color's parts of the two groups make an
+// inter-communicator. The process's endpoints of both groups meet in the
+// parent's team; its leader builds the parts it hosts, in ascending color
+// order (a total order every process follows). Pooled sets are not used.
+void split_inter_as_leader(const CommShared& shared, Outcome& outcome) {
+  const detail::PoolOffer offer = detail::reserve_offer();
+  const Release release{offer};
+  Gathered gathered;
+  if (!gather_colors(shared, offer, &gathered, outcome)) return;
+  std::vector<int> used(static_cast<std::size_t>(shared.mpi_size), 0);
+  for (const InterPart& part : inter_parts(shared, gathered.by_rank)) {
+    build_part(shared, part, gathered, used, outcome);
     if (outcome.rc != MPI_SUCCESS) return;
   }
 }
@@ -276,8 +408,13 @@ int split(Endpoint* e, int color, int key, Comm* newcomm, const char* function) 
   // their way into the split: take part with MPI_UNDEFINED, then report it.
   Comm ignored = COMM_NULL;
   const SplitArrival arrival{{newcomm ? color : MPI_UNDEFINED, key}};
-  const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, function,
-                      [&](Outcome& outcome) { split_as_leader(*e->shared, outcome); });
+  const int rc = meet(e, arrival, newcomm ? newcomm : &ignored, function, [&](Outcome& outcome) {
+    if (e->shared->inter) {
+      split_inter_as_leader(*e->shared, outcome);
+    } else {
+      split_as_leader(*e->shared, outcome);
+    }
+  });
   if (rc == MPI_SUCCESS && !newcomm)
     return detail::raise(e, MPI_ERR_ARG, function, "newcomm is a null pointer");
   return rc;
@@ -384,9 +521,6 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   constexpr const char* fn = "Comm_split";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
-  if (e->shared->inter) {
-    return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
-  }
   return detail::split(e, color, key, newcomm, fn);
 }
 
