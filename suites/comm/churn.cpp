@@ -1,6 +1,7 @@
 // Communicators of every kind created and freed many times in a row
 // (--cycles, default 1000): Comm_dup, Comm_split, Comm_split_type,
-// Intercomm_create and Intercomm_merge. Every tenth new communicator carries
+// Intercomm_create and Intercomm_merge, and a split_type of a split of a
+// duplicate ("nested"). Every tenth new communicator carries
 // an Allreduce. Nothing may grow with the cycles:
 //  - memory: the process's resident set after the last cycle is within
 //    kRssSlack of what it was after the first tenth;
@@ -74,6 +75,19 @@ void churn(Context& t, const std::string& kind, int cycles, api::Comm local, api
       rc = api::Comm_split(t.comm(), (t.rank() + i) % 2, -t.rank(), &made);
     } else if (kind == "split_type") {
       rc = api::Comm_split_type(t.comm(), MPI_COMM_TYPE_SHARED, t.rank(), MPI_INFO_NULL, &made);
+    } else if (kind == "nested") {
+      // A split of a duplicate, and a split_type of that: with two colors,
+      // the sibling communicators of a process are made at once by two
+      // leaders (issue 11: 20 to 500 times MPI's time on some layouts).
+      api::Comm dup = api::COMM_NULL;
+      api::Comm split = api::COMM_NULL;
+      rc = api::Comm_dup(t.comm(), &dup);
+      if (rc == MPI_SUCCESS) rc = api::Comm_split(dup, t.rank() % 2, t.rank(), &split);
+      if (rc == MPI_SUCCESS) {
+        rc = api::Comm_split_type(split, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &made);
+      }
+      if (split != api::COMM_NULL) t.check_rc(api::Comm_free(&split), "Comm_free");
+      if (dup != api::COMM_NULL) t.check_rc(api::Comm_free(&dup), "Comm_free");
     } else if (kind == "intercomm") {
       rc = api::Intercomm_create(local, 0, t.comm(), group == 0 ? half : 0, 21, &made);
     } else {
@@ -139,7 +153,9 @@ void live(Context& t, int count) {
 void eptest::run(Context& t) {
   if (const int count = t.params().get_int("live", 0); count > 0) return live(t, count);
   const int cycles = t.params().get_int("cycles", 1000);
-  for (const char* kind : {"dup", "split", "split_type"}) churn(t, kind, cycles, nullptr, nullptr);
+  for (const char* kind : {"dup", "split", "split_type", "nested"}) {
+    churn(t, kind, cycles, nullptr, nullptr);
+  }
   if (t.size() < 2) {
     t.out("one rank: no inter-communicator");
     return;
