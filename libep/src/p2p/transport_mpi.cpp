@@ -224,13 +224,13 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to) {
   const auto destination = static_cast<std::size_t>(
       shared.tags.local_of(shared.tags.channel_of(endpoint->local), envelope.dest_slot));
   if (destination >= shared.endpoints.size()) return MPI_ERR_INTERN;
-  if (read_word(wire) != kCarried && length != kNoticeBytes) return MPI_ERR_INTERN;
+  const Word word = read_word(wire);
+  if (word != kCarried && length != kNoticeBytes) return MPI_ERR_INTERN;
   auto* message = new Incoming;
   message->from_other_process = true;
   message->source =
       shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
   message->tag = envelope.tag;
-  const Word word = read_word(wire);
   if (word == kCarried) {
     message->kind = Incoming::Kind::eager;
     message->bytes = length - kWordBytes;
