@@ -148,4 +148,95 @@ int Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
               const int rdispls[], const MPI_Datatype recvtypes[], Comm comm);
 
+// ---- Non-blocking collectives ----
+//
+// Each I-function starts the collective of the same name and returns a
+// request, completed by ep::Wait/Test and the rest of their families (mixed
+// freely with point-to-point requests), as MPI's non-blocking collectives
+// are (MPI 4.0, 6.12). The arguments are those of the blocking form plus
+// `request`; the same rules apply (agreed arguments checked first, all
+// endpoints of `comm` call the collectives of a communicator, blocking and
+// non-blocking, in the same order), but a non-blocking call returns at once:
+// an endpoint may start several on one or several communicators, and the
+// endpoints of a process need not be in the call at the same time. An
+// operation makes progress whenever an endpoint of its communicator tests or
+// waits for one of its requests; an endpoint that only calls Test in a loop
+// finishes. Until completion the buffers, and the count, displacement and
+// datatype arrays, belong to the operation; datatypes may be freed by the
+// user meanwhile. Errors of endpoint-local arguments are raised when the
+// operation completes, in the request's status. Ep::Cancel of such a
+// request gives MPI_ERR_REQUEST; Request_free is allowed, as for
+// point-to-point requests.
+
+/// As MPI_Ibarrier.
+int Ibarrier(Comm comm, Request* request);
+
+/// As MPI_Ibcast.
+int Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm, Request* request);
+
+/// As MPI_Igather.
+int Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, Comm comm, Request* request);
+
+/// As MPI_Igatherv.
+int Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, Comm comm,
+             Request* request);
+
+/// As MPI_Iscatter.
+int Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, Comm comm, Request* request);
+
+/// As MPI_Iscatterv.
+int Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+              Comm comm, Request* request);
+
+/// As MPI_Iallgather.
+int Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, Comm comm, Request* request);
+
+/// As MPI_Iallgatherv.
+int Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm comm,
+                Request* request);
+
+/// As MPI_Ialltoall.
+int Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, Comm comm, Request* request);
+
+/// As MPI_Ialltoallv.
+int Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+               MPI_Datatype recvtype, Comm comm, Request* request);
+
+/// As MPI_Ialltoallw.
+int Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+               const int rdispls[], const MPI_Datatype recvtypes[], Comm comm, Request* request);
+
+/// As MPI_Ireduce.
+int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root, Comm comm, Request* request);
+
+/// As MPI_Iallreduce.
+int Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               Comm comm, Request* request);
+
+/// As MPI_Ireduce_scatter.
+int Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                    MPI_Datatype datatype, MPI_Op op, Comm comm, Request* request);
+
+/// As MPI_Ireduce_scatter_block.
+int Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                          MPI_Datatype datatype, MPI_Op op, Comm comm, Request* request);
+
+/// As MPI_Iscan (intra-communicators only: MPI_ERR_COMM otherwise).
+int Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+          Comm comm, Request* request);
+
+/// As MPI_Iexscan (intra-communicators only: MPI_ERR_COMM otherwise).
+int Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            Comm comm, Request* request);
+
 }  // namespace ep
