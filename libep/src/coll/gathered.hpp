@@ -24,6 +24,9 @@ namespace ep::detail {
 /// u's starts (in memory the gatherer owns).
 struct Gathered {
   std::vector<const std::byte*> at;
+  // Instead, for the non-blocking collectives whose process made one MPI
+  // collective (coll/nonblocking.hpp, ProcessStep): its result.
+  const std::byte* result = nullptr;
 };
 
 /// A contribution: `blocks` packed after a header of their number and

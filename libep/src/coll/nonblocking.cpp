@@ -42,6 +42,11 @@ struct ProcessCall {
   int rc = MPI_SUCCESS;                      // the first failure of an MPI step
   const char* failed_step = nullptr;
   Gathered gathered;
+  // The hierarchical form (ProcessStep): the step of the first endpoint
+  // that started the call, its MPI request and result.
+  std::shared_ptr<ProcessStep> step;
+  MPI_Request step_request = MPI_REQUEST_NULL;
+  std::vector<std::byte> result;
   std::atomic<bool> ready{false};  // gathered (or failed): the endpoints may take
   int taken = 0;                   // local endpoints that took their result
 };
@@ -68,6 +73,9 @@ struct NonblockingState {
       for (MPI_Request& s : call->sends) {
         if (s != MPI_REQUEST_NULL) MPI_Request_free(&s);
       }
+    }
+    for (const auto& call : calls) {
+      if (call->step_request != MPI_REQUEST_NULL) MPI_Request_free(&call->step_request);
     }
     for (MPI_Request& r : receiving) {
       if (r != MPI_REQUEST_NULL) {
@@ -107,8 +115,16 @@ bool place(const CommShared& shared, int p, const std::vector<std::byte>& messag
   return true;
 }
 
-// Sends the process's message of `call`, whose contributions are all there.
+// Sends the process's message of `call`, whose contributions are all there,
+// or starts its MPI step.
 void send(const CommShared& shared, ProcessCall* call) {
+  if (call->step) {
+    call->sent = true;
+    const int rc = call->step->start(shared, call->mine, &call->result, &call->step_request);
+    if (rc != MPI_SUCCESS) fail(call, rc, "the MPI step among the processes");
+    call->mine.clear();
+    return;
+  }
   std::vector<std::int64_t> header{static_cast<std::int64_t>(call->mine.size())};
   std::size_t total = 0;
   for (const auto& m : call->mine) {
@@ -149,6 +165,10 @@ void receive_from(const CommShared& shared, NonblockingState& state, int p) {
   for (;;) {
     ProcessCall* call = state.find(state.next_from[ps]);
     if (!call) return;  // no endpoint of this process started that call yet
+    if (call->step) {
+      ++state.next_from[ps];  // it sends no message
+      continue;
+    }
     MPI_Request& request = state.receiving[ps];
     if (request == MPI_REQUEST_NULL) {
       int flag = 0;
@@ -200,7 +220,21 @@ void advance(const CommShared& shared, NonblockingState& state) {
   for (const auto& call : state.calls) {
     if (!call->sent) break;
     if (call->ready.load(std::memory_order_relaxed)) continue;
-    if (call->missing > 0) break;
+    if (call->step) {
+      if (call->step_request != MPI_REQUEST_NULL) {
+        int done = 0;
+        const int rc = MPI_Test(&call->step_request, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+          fail(call.get(), rc, "the MPI step among the processes");
+          done = 1;
+        }
+        if (!done) continue;
+      }
+      call->gathered.result = call->result.data();
+      call->ready.store(true, std::memory_order_release);
+      continue;
+    }
+    if (call->missing > 0) continue;
     if (call->rc == MPI_SUCCESS) {
       call->gathered.at.assign(static_cast<std::size_t>(shared.map.size()), nullptr);
       bool whole = place(shared, shared.mpi_rank, call->message, &call->gathered);
@@ -341,6 +375,10 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
       state->calls.push_back(std::move(next));
     }
     process_call = state->calls[static_cast<std::size_t>(number - state->first)];
+    if (process_call->arrived == 0 && call.step) {
+      process_call->step = std::move(call.step);
+      process_call->missing = 0;
+    }
     process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
     ++process_call->arrived;
     advance(shared, *state);

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,24 @@ class HeldTypes {
   std::vector<std::pair<MPI_Datatype, MPI_Datatype>> copies_;  // (user's, held)
 };
 
+/// The hierarchical form of a non-blocking collective: instead of sending
+/// its contributions to every process, the process makes one of MPI's
+/// non-blocking collectives among the processes with them, on the
+/// communicator's first bulk channel (only point-to-point messages travel
+/// there otherwise, so the processes start its collectives in call order,
+/// as MPI requires). Chosen from agreed arguments only, so every process
+/// takes the same form for a call.
+class ProcessStep {
+ public:
+  virtual ~ProcessStep() = default;
+  /// Starts the MPI collective once the process's endpoints have all handed
+  /// in their contributions (`mine`, by local rank, packed as pack_blocks
+  /// does); what the endpoints take goes to *result. Returns an MPI error
+  /// code.
+  virtual int start(const CommShared& shared, std::vector<std::vector<std::byte>>& mine,
+                    std::vector<std::byte>* result, MPI_Request* request) = 0;
+};
+
 /// What an endpoint does with every contribution: its result. Returns an
 /// MPI error code.
 using Take = std::function<int(const Gathered&)>;
@@ -74,6 +93,8 @@ struct NonblockingCall {
   Take take;                     // run once every contribution is there
   LocalError err;                // endpoint-local errors: the request fails with the first
   HeldTypes held;                // the datatypes `take` uses
+  // The hierarchical form; `take` then reads Gathered::result.
+  std::shared_ptr<ProcessStep> step;
 };
 
 /// Starts `call`: its contribution is packed and handed to the process; the
