@@ -40,7 +40,7 @@ NbcTimes time_iallreduce(Team& team, int worker, const Coll& coll, int rank, std
   NbcTimes t = measure_nonblocking<Coll>(team, worker, start, bytes, run);
   if (run.bench.validate) {
     const ExpectedReduction want(p.layout.total, reduce);
-    const Overlapped<Coll> checked{coll, run.computation(t.pure_seconds)};
+    const Overlapped<Coll> checked{coll, t.computation};
     t.validation_errors = validate_together(
         team, worker, [&] { return check_allreduce(checked, in, out, rank, want, reduce); });
   }

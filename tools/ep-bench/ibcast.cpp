@@ -34,7 +34,7 @@ NbcTimes time_ibcast(Team& team, int worker, const Coll& coll, int rank, std::in
   const auto start = [&] { return coll.ibcast(buffer.data(), count, MPI_BYTE, p.root); };
   NbcTimes t = measure_nonblocking<Coll>(team, worker, start, bytes, run);
   if (run.bench.validate) {
-    const Overlapped<Coll> checked{coll, run.computation(t.pure_seconds)};
+    const Overlapped<Coll> checked{coll, t.computation};
     t.validation_errors =
         validate_together(team, worker, [&] { return check_bcast(checked, buffer, rank, p.root); });
   }

@@ -29,9 +29,10 @@ pure series as family <collective> (with MB/s), and the overlapped one as
 <collective>/overlap, whose real_time is the overall time and whose entries
 add compute_time, pure_time and overlap.
 
-The computation's length comes from this rank's rate of work, measured once
-at the start with all ranks computing at once; its measured time is what
-counts. --test-calls N cuts it into N + 1 equal pieces with a Test of the
+The computation's length comes from this rank's rate of work, measured at
+the start and corrected at each size, with all ranks computing at once; its
+measured time is what counts (under a microsecond the clock reads around it
+add to it). --test-calls N cuts it into N + 1 equal pieces with a Test of the
 collective's request between them (MPI_Test, ep::Test; none after one says
 complete). Their time is not computation: overlap counts it as the
 library's. Without Tests a library that progresses only inside its own calls
@@ -64,6 +65,28 @@ double measure_work_rate(Team& team, int worker) {
   std::sort(probes.begin(), probes.end());
   return static_cast<double>(units) / std::max(probes[1], 1e-9);
 }
+
+}  // namespace
+
+Computation fit_computation(Team& team, int worker, const NbcRun& run, double seconds) {
+  Computation c = run.computation(seconds);
+  if (c.units <= 0 || seconds <= 0) return c;
+  // About a millisecond of computing: enough calls to read the clock well,
+  // few enough that large sizes do not pay much for it.
+  const std::int64_t calls =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>(1e-3 / seconds), 1, 1000);
+  step_together(team, worker);
+  const double took = time_it([&] {
+                        for (std::int64_t i = 0; i < calls; ++i) keep(busy_work(c.units));
+                      })[0] /
+                      static_cast<double>(calls);
+  if (took > 0)
+    c.units = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(static_cast<double>(c.units) * seconds / took));
+  return c;
+}
+
+namespace {
 
 // --- results --------------------------------------------------------------------
 

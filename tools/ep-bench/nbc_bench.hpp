@@ -13,7 +13,8 @@
 //                 overlap = max(0, 100 * (1 - (overall - compute) / pure)) %,
 //               how much of the collective the computation hid.
 // The computation (nbc_kernels.hpp) is a busy loop that calls no MPI, sized
-// from the pure median and this rank's rate of work, measured once per run;
+// from the pure median and this rank's rate of work, measured once per run
+// and corrected at each size;
 // with --test-calls N it is cut into N + 1 pieces with an MPI_Test (ep::Test)
 // between them, which lets libraries that progress only inside MPI calls
 // advance the collective.
@@ -54,6 +55,7 @@ struct NbcTimes {
   CollTimes pure;             ///< start + Wait
   Measurement<1> overlapped;  ///< start + computation + Wait; figure: computing seconds
   double pure_seconds = 0;    ///< median per call of `pure`, what the computation lasts
+  Computation computation;    ///< this rank's, sized to pure_seconds
   std::optional<std::int64_t> validation_errors;  ///< set when --validate ran
 };
 
@@ -71,6 +73,11 @@ struct NbcRun {
   }
 };
 
+/// This rank's computation of about `seconds`: sized from the run's rate of
+/// work, then rescaled once from its time alone, with all ranks computing at
+/// once (the rate drifts as the machine's load does).
+Computation fit_computation(Team& team, int worker, const NbcRun& run, double seconds);
+
 /// Both measurements of one size; `start()` starts the collective on this
 /// rank's buffers and returns its request.
 template <class Coll, class Start>
@@ -84,9 +91,9 @@ NbcTimes measure_nonblocking(Team& team, int worker, const Start& start, std::in
     per_call.push_back(wall / static_cast<double>(t.pure.iterations));
   // The same on every rank: the repetitions are already reduced.
   t.pure_seconds = summarize(std::move(per_call)).median;
-  const Computation computation = run.computation(t.pure_seconds);
+  t.computation = fit_computation(team, worker, run, t.pure_seconds);
   const auto overlapped = [&](std::int64_t n) {
-    return overlapped_loop<Coll>(start, computation, n);
+    return overlapped_loop<Coll>(start, t.computation, n);
   };
   // Calibrated on its own rather than given the pure count: where ranks
   // share cores, a computing rank can hold up the others' progress, and the
