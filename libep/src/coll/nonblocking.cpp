@@ -317,6 +317,17 @@ class Operation final : public Deferred {
     return true;
   }
 
+  /// Completes `r` in the call: the endpoint takes nothing and waits for
+  /// nobody (NonblockingCall::synchronizing).
+  void complete_now(RequestImpl& r) {
+    call_.reset();
+    take_ = nullptr;
+    r.status = Status{};
+    r.status.MPI_ERROR = err_.error_class();
+    reason_ = err_.why();
+    r.state.store(RequestImpl::State::complete, std::memory_order_release);
+  }
+
   std::string reason() const override { return reason_; }
 
  private:
@@ -361,6 +372,7 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
   if (pack_rc != MPI_SUCCESS) call.err.note_mpi(pack_rc, "packing this endpoint's blocks");
   call.send.clear();
 
+  const bool early = !call.take && !call.synchronizing;
   std::shared_ptr<NonblockingState> state = state_of(shared);
   const std::uint64_t number = ++e->nonblocking_calls;
   std::shared_ptr<ProcessCall> process_call;
@@ -381,6 +393,7 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
     }
     process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
     ++process_call->arrived;
+    if (early) ++process_call->taken;
     advance(shared, *state);
   }
   auto* r = new RequestImpl;
@@ -388,9 +401,14 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
   r->endpoint = e;
   r->held = true;
   ++e->requests_held;
-  r->deferred =
+  auto operation =
       std::make_unique<Operation>(std::move(call), std::move(state), std::move(process_call));
-  r->state.store(RequestImpl::State::posted, std::memory_order_release);
+  if (early) {
+    operation->complete_now(*r);
+  } else {
+    r->state.store(RequestImpl::State::posted, std::memory_order_release);
+  }
+  r->deferred = std::move(operation);
   *request = handle_of(r);
   return MPI_SUCCESS;
 }

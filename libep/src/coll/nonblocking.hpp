@@ -95,6 +95,11 @@ struct NonblockingCall {
   HeldTypes held;                // the datatypes `take` uses
   // The hierarchical form; `take` then reads Gathered::result.
   std::shared_ptr<ProcessStep> step;
+  // Whether the request waits for the others even with nothing to take
+  // (Ibarrier). Otherwise an endpoint that takes nothing (a root of Ibcast,
+  // Iscatter; a sender of Igather, Ireduce) completes in the call, its data
+  // packed: its buffers are free again, which is all MPI promises there.
+  bool synchronizing = false;
 };
 
 /// Starts `call`: its contribution is packed and handed to the process; the
