@@ -318,6 +318,8 @@ void create_group(Context& t) {
   release(t, &world);
 }
 
+void split_type_inter(Context& t, api::Comm inter);
+
 // Comm_create of an inter-communicator between the even and the odd ranks:
 // each group names a part of itself (the even side its even local ranks,
 // reversed where the reference allows; the odd side all but its local rank 0), and the parts make
@@ -388,10 +390,47 @@ void create_inter(Context& t) {
     }
     release(t, &g);
   }
+  // Comm_split_type of the inter-communicator: on one node, one
+  // inter-communicator of the same groups.
+  if (kEndpoints || !reference::kInterSplitTypeCrashes) split_type_inter(t, inter);
   release(t, &local);
   release(t, &world);
   t.check_rc(api::Comm_free(&inter), "Comm_free");
   t.check_rc(api::Comm_free(&half), "Comm_free");
+}
+
+// Comm_split_type(MPI_COMM_TYPE_SHARED) of `inter` (the test's ranks all on
+// one node): an inter-communicator of the same groups. Printed only where
+// the reference runs it too.
+void split_type_inter(Context& t, api::Comm inter) {
+  int local_size = 0;
+  int remote_count = 0;
+  t.check_rc(api::Comm_size(inter, &local_size), "Comm_size");
+  t.check_rc(api::Comm_remote_size(inter, &remote_count), "Comm_remote_size");
+  api::Comm shared = api::COMM_NULL;
+  t.check_rc(api::Comm_split_type(inter, MPI_COMM_TYPE_SHARED, -t.rank(), MPI_INFO_NULL, &shared),
+             "Comm_split_type");
+  if (t.check(shared != api::COMM_NULL, "Comm_split_type of an inter-communicator")) {
+    int flag = 0;
+    int size = 0;
+    int remote_size = 0;
+    int rank = -1;
+    t.check_rc(api::Comm_test_inter(shared, &flag), "Comm_test_inter");
+    t.check_rc(api::Comm_size(shared, &size), "Comm_size");
+    t.check_rc(api::Comm_remote_size(shared, &remote_size), "Comm_remote_size");
+    t.check_rc(api::Comm_rank(shared, &rank), "Comm_rank");
+    const int id = t.rank();
+    int sum = -1;
+    t.check_rc(api::Allreduce(&id, &sum, 1, MPI_INT, MPI_SUM, shared), "Allreduce");
+    t.expect_eq(flag, 1, "split_type inter: an inter-communicator");
+    t.expect_eq(size, local_size, "split_type inter: the whole local group");
+    t.expect_eq(remote_size, remote_count, "split_type inter: the whole remote group");
+    if (!reference::kInterSplitTypeCrashes) {
+      t.out("split_type inter: inter {}, rank {} of {}, remote {}, Allreduce {}", flag, rank, size,
+            remote_size, sum);
+    }
+    t.check_rc(api::Comm_free(&shared), "Comm_free");
+  }
 }
 
 }  // namespace

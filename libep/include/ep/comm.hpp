@@ -50,8 +50,9 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm);
 /// processes share memory (the same node), ordered by `key`, ties by old
 /// rank; `info` goes to MPI_Comm_split_type of the processes. MPI_UNDEFINED
 /// gives COMM_NULL; any other split_type gives MPI_ERR_ARG (after taking
-/// part, so that the others do not wait). Inter-communicators cannot be
-/// split (MPI_ERR_COMM).
+/// part, so that the others do not wait). On an inter-communicator the
+/// parts of both groups on one node make an inter-communicator, as
+/// Comm_split's colors do.
 /// \note Collective over all endpoints of `comm`.
 int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm);
 

@@ -528,11 +528,10 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   constexpr const char* fn = "Comm_split_type";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
-  if (e->shared->inter) {
-    return detail::raise(e, MPI_ERR_COMM, fn, "splitting an inter-communicator is not supported");
-  }
   // Endpoints of one process share its memory, so the process's node decides
-  // the color: the smallest MPI rank of the node's processes. Every endpoint
+  // the color: the smallest MPI rank of the node's processes (of both groups
+  // of an inter-communicator, whose split then pairs the groups' parts on
+  // each node, as Open MPI and MPICH do). Every endpoint
   // takes part in finding it, whatever its split_type, so that the team's
   // steps stay matched.
   LocalTeam& team = *e->shared->team;
