@@ -116,15 +116,14 @@ int enter_both(Comm comm, const Entry& entry, Request* request, Intra&& intra, I
 // The bytes of a contribution's header of one block (pack_blocks).
 constexpr std::size_t kOneBlockHeader = 2 * sizeof(std::int64_t);
 
-// The carrier of the MPI steps: see ProcessStep.
-MPI_Comm carrier(const detail::CommShared& shared) { return shared.bulk.front(); }
+using detail::step_carrier;
 
 class BarrierStep final : public detail::ProcessStep {
  public:
   int start(const detail::CommShared& shared, std::vector<std::vector<std::byte>>& /*mine*/,
-            std::vector<std::byte>* /*result*/, MPI_Request* request) override {
+            std::vector<std::byte>* /*result*/, std::vector<MPI_Request>* requests) override {
     if (shared.mpi_size == 1) return MPI_SUCCESS;  // the process's endpoints are all there
-    return MPI_Ibarrier(carrier(shared), request);
+    return MPI_Ibarrier(step_carrier(shared), &requests->emplace_back(MPI_REQUEST_NULL));
   }
 };
 
@@ -136,7 +135,7 @@ class BcastStep final : public detail::ProcessStep {
       : root_process_(root_process), root_local_(root_local), bytes_(bytes) {}
 
   int start(const detail::CommShared& shared, std::vector<std::vector<std::byte>>& mine,
-            std::vector<std::byte>* result, MPI_Request* request) override {
+            std::vector<std::byte>* result, std::vector<MPI_Request>* requests) override {
     const std::size_t length = kOneBlockHeader + static_cast<std::size_t>(bytes_);
     if (length > static_cast<std::size_t>(INT_MAX)) return MPI_ERR_COUNT;
     if (shared.mpi_rank == root_process_)
@@ -146,7 +145,7 @@ class BcastStep final : public detail::ProcessStep {
     result->resize(length);
     if (shared.mpi_size == 1) return MPI_SUCCESS;
     return MPI_Ibcast(result->data(), static_cast<int>(length), MPI_BYTE, root_process_,
-                      carrier(shared), request);
+                      step_carrier(shared), &requests->emplace_back(MPI_REQUEST_NULL));
   }
 
  private:
@@ -177,7 +176,7 @@ class ReduceStep final : public detail::ProcessStep {
   }
 
   int start(const detail::CommShared& shared, std::vector<std::vector<std::byte>>& mine,
-            std::vector<std::byte>* result, MPI_Request* request) override {
+            std::vector<std::byte>* result, std::vector<MPI_Request>* requests) override {
     const std::size_t bytes =
         static_cast<std::size_t>(count_) * static_cast<std::size_t>(layout_.size);
     // Endpoints that failed their own checks sent less: zeros stand in.
@@ -194,12 +193,13 @@ class ReduceStep final : public detail::ProcessStep {
     if (shared.mpi_size == 1) return rc;
     // The MPI step runs even when combining failed, so that no process
     // waits for this one in vain.
+    MPI_Request* request = &requests->emplace_back(MPI_REQUEST_NULL);
     const int step_rc =
         root_process_ < 0
-            ? MPI_Iallreduce(MPI_IN_PLACE, acc, count_, type_, op_, carrier(shared), request)
+            ? MPI_Iallreduce(MPI_IN_PLACE, acc, count_, type_, op_, step_carrier(shared), request)
             : MPI_Ireduce(shared.mpi_rank == root_process_ ? MPI_IN_PLACE : acc,
                           shared.mpi_rank == root_process_ ? acc : nullptr, count_, type_, op_,
-                          root_process_, carrier(shared), request);
+                          root_process_, step_carrier(shared), request);
     return rc != MPI_SUCCESS ? rc : step_rc;
   }
 
@@ -354,14 +354,18 @@ int reduce(const Entered& in, const void* sendbuf, void* recvbuf, int count, MPI
   const bool inter = e->shared->inter;
   const bool receives = all || (inter ? root == MPI_ROOT : e->rank == root);
   const bool sends = all || !inter || root >= 0;
+  // Whether this endpoint has a result to write (recvbuf may be null for
+  // count 0).
+  bool writes = receives;
   Typed into;
   if (receives) into = held(c, Typed{recvbuf, count, type, in.layout});
   if (receives && recvbuf == MPI_IN_PLACE) {
     c.err.note(MPI_ERR_BUFFER, "recvbuf may not be MPI_IN_PLACE");
     into = {};
+    writes = false;
   }
   if (sends) {
-    const bool in_place = !inter && receives && sendbuf == MPI_IN_PLACE && into.buf;
+    const bool in_place = !inter && writes && sendbuf == MPI_IN_PLACE;
     c.send = {in_place ? ConstTyped{into.buf, count, type, in.layout}
                        : operand(in, sendbuf, count, type, "sendbuf", c)};
   }
@@ -373,10 +377,10 @@ int reduce(const Entered& in, const void* sendbuf, void* recvbuf, int count, MPI
         std::make_shared<ReduceStep>(Typed{nullptr, count, type, in.layout}, op, root_process);
     c.err.note_mpi(step->hold(), "MPI_Type_dup of the datatype");
     c.step = std::move(step);
-    if (receives && into.buf) {
+    if (writes) {
       c.take = [into](const Gathered& g) { return detail::unpack(g.result, into.bytes(), into); };
     }
-  } else if (receives && into.buf) {
+  } else if (writes) {
     c.take = fold_into(sources(*e), into, op);
   }
   return start(std::move(c), request);

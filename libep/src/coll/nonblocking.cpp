@@ -45,7 +45,7 @@ struct ProcessCall {
   // The hierarchical form (ProcessStep): the step of the first endpoint
   // that started the call, its MPI request and result.
   std::shared_ptr<ProcessStep> step;
-  MPI_Request step_request = MPI_REQUEST_NULL;
+  std::vector<MPI_Request> step_requests;
   std::vector<std::byte> result;
   std::atomic<bool> ready{false};  // gathered (or failed): the endpoints may take
   int taken = 0;                   // local endpoints that took their result
@@ -75,7 +75,9 @@ struct NonblockingState {
       }
     }
     for (const auto& call : calls) {
-      if (call->step_request != MPI_REQUEST_NULL) MPI_Request_free(&call->step_request);
+      for (MPI_Request& r : call->step_requests) {
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      }
     }
     for (MPI_Request& r : receiving) {
       if (r != MPI_REQUEST_NULL) {
@@ -120,7 +122,7 @@ bool place(const CommShared& shared, int p, const std::vector<std::byte>& messag
 void send(const CommShared& shared, ProcessCall* call) {
   if (call->step) {
     call->sent = true;
-    const int rc = call->step->start(shared, call->mine, &call->result, &call->step_request);
+    const int rc = call->step->start(shared, call->mine, &call->result, &call->step_requests);
     if (rc != MPI_SUCCESS) fail(call, rc, "the MPI step among the processes");
     call->mine.clear();
     return;
@@ -221,9 +223,10 @@ void advance(const CommShared& shared, NonblockingState& state) {
     if (!call->sent) break;
     if (call->ready.load(std::memory_order_relaxed)) continue;
     if (call->step) {
-      if (call->step_request != MPI_REQUEST_NULL) {
+      if (!call->step_requests.empty()) {
         int done = 0;
-        const int rc = MPI_Test(&call->step_request, &done, MPI_STATUS_IGNORE);
+        const int rc = MPI_Testall(static_cast<int>(call->step_requests.size()),
+                                   call->step_requests.data(), &done, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS) {
           fail(call.get(), rc, "the MPI step among the processes");
           done = 1;

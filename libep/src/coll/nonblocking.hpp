@@ -71,13 +71,16 @@ class HeldTypes {
 class ProcessStep {
  public:
   virtual ~ProcessStep() = default;
-  /// Starts the MPI collective once the process's endpoints have all handed
-  /// in their contributions (`mine`, by local rank, packed as pack_blocks
-  /// does); what the endpoints take goes to *result. Returns an MPI error
-  /// code.
+  /// Starts the MPI collectives once the process's endpoints have all
+  /// handed in their contributions (`mine`, by local rank, packed as
+  /// pack_blocks does), their requests appended to *requests; what the
+  /// endpoints take goes to *result. Returns an MPI error code.
   virtual int start(const CommShared& shared, std::vector<std::vector<std::byte>>& mine,
-                    std::vector<std::byte>* result, MPI_Request* request) = 0;
+                    std::vector<std::byte>* result, std::vector<MPI_Request>* requests) = 0;
 };
+
+/// Where the MPI steps run: see ProcessStep.
+inline MPI_Comm step_carrier(const CommShared& shared) { return shared.bulk.front(); }
 
 /// What an endpoint does with every contribution: its result. Returns an
 /// MPI error code.
