@@ -100,6 +100,15 @@ inline constexpr bool kWinCreateOnOneProcessFails = kOmpiMajor == 4;
 /// is set up) works.
 inline constexpr bool kWindowsOfDisjointCommsCollide = kOmpiMajor == 4;
 
+/// After an MPI_Ialltoallv with MPI_IN_PLACE in which one process exchanges
+/// nothing (all its counts 0), a later non-blocking collective on the
+/// communicator never completes on some processes. Measured on Open MPI
+/// 4.1.4 with a 20-line C program on 3 processes (ranks 0 and 2 exchange 6
+/// ints, rank 1 none, MPI_Wait; then MPI_Iexscan of one int: rank 0
+/// completes it, ranks 1 and 2 wait forever), and by coll.nonblocking's
+/// reference on 3 processes; MPICH 4.0.2 runs the same program to the end.
+inline constexpr bool kInPlaceIalltoallvWithIdleRankHangs = kOmpiMajor == 4;
+
 /// Data put into an MPI_Win_allocate window whose size is not a multiple of
 /// 16 bytes lands in the wrong place (40, 56, 72 and 4104 B wrong; 48, 64
 /// and 4096 right), on 2 and 4 processes, and MPI_WIN_BASE is not the
