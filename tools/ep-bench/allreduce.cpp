@@ -26,12 +26,6 @@ Examples:
   scripts/mpirun.sh -np 2 ep-bench allreduce --impl ep --ep 2 --json allreduce-ep.json
   scripts/mpirun.sh -np 4 ep-bench allreduce --impl mpi --op max)";
 
-ReduceOp parse_op(const std::string& text) {
-  if (text == "max") return ReduceOp::max;
-  if (text == "min") return ReduceOp::min;
-  return ReduceOp::sum;
-}
-
 template <class Coll>
 CollTimes time_allreduce(Team& team, int worker, const Coll& coll, int rank, std::int64_t bytes,
                          const CollPlan& p, ReduceOp reduce, const BenchOptions& o,
@@ -67,7 +61,7 @@ CollPlan plan_allreduce(const AllreduceOptions& o, const Invocation& inv) {
       throw UsageError(fmt::format(
           "--sizes: {} bytes is not a whole number of 4-byte MPI_INT32_T elements", bytes));
   }
-  const ReduceOp reduce = parse_op(o.op);
+  const ReduceOp reduce = parse_reduce_op(o.op);
   if (reduce != ReduceOp::sum) p.name_suffix = fmt::format("/op:{}", o.op);
   p.detail = fmt::format("{} on MPI_INT32_T", o.op);
   p.labels = {{"op", o.op}, {"datatype", "MPI_INT32_T"}};
@@ -94,7 +88,7 @@ Subcommand setup_allreduce(CLI::App& parent) {
 int run_allreduce(const AllreduceOptions& o, const Invocation& inv) {
   const BenchOptions& bench = o.coll.comm.bench;
   CollPlan p = plan_allreduce(o, inv);
-  const ReduceOp reduce = parse_op(o.op);
+  const ReduceOp reduce = parse_reduce_op(o.op);
 
   CollMeasures measures;
   measures.ep = [&](Team& team, int w, const EpColl& coll, int rank, std::int64_t bytes,

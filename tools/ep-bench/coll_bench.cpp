@@ -109,28 +109,10 @@ void CollReport::repetition_done(std::string_view what, std::int64_t bytes, int 
 }
 
 Series CollReport::series_of(bool reference, std::int64_t bytes, const CollTimes& t) const {
-  const CommLayout& l = plan_.layout;
-  Series s;
-  s.family = reference ? plan_.collective + "/memcpy" : plan_.collective;
-  s.name =
-      fmt::format("{}/{}/{}/{}{}", s.family, impl_name(l.impl), l.name(), bytes, plan_.name_suffix);
-  s.labels = {{"impl", impl_name(l.impl)},
-              {"layout", l.name()},
-              {"ranks", l.total},
-              {"processes", l.per_process.size()},
-              {"endpoints_per_process", l.impl == Impl::ep ? l.max_per_process() : 0},
-              {"bytes", bytes}};
-  s.labels.update(plan_.labels);
-  if (plan_.element_bytes > 0) s.labels["count"] = bytes / plan_.element_bytes;
-  s.iterations = t.iterations;
-  for (const auto& [wall, cpu] : t.repetitions) {
-    const double per_call = wall / static_cast<double>(t.iterations);
-    Repetition r;
-    r.real_time = per_call * 1e6;
-    r.cpu_time = cpu / static_cast<double>(t.iterations) * 1e6;
-    if (per_call > 0) r.bytes_per_second = static_cast<double>(bytes) / per_call;
-    s.repetitions.push_back(r);
-  }
+  Series s = coll_series(plan_, reference ? plan_.collective + "/memcpy" : plan_.collective, bytes,
+                         t.iterations);
+  for (const auto& [wall, cpu] : t.repetitions)
+    s.repetitions.push_back(per_call(bytes, t, wall, cpu));
   s.validation_errors = t.validation_errors;
   return s;
 }
@@ -198,6 +180,25 @@ void sweep(Team& team, int worker, const Coll& coll, const CollPlan& p,
 }
 
 }  // namespace
+
+Series coll_series(const CollPlan& plan, const std::string& family, std::int64_t bytes,
+                   std::int64_t iterations) {
+  const CommLayout& l = plan.layout;
+  Series s;
+  s.family = family;
+  s.name =
+      fmt::format("{}/{}/{}/{}{}", s.family, impl_name(l.impl), l.name(), bytes, plan.name_suffix);
+  s.labels = {{"impl", impl_name(l.impl)},
+              {"layout", l.name()},
+              {"ranks", l.total},
+              {"processes", l.per_process.size()},
+              {"endpoints_per_process", l.impl == Impl::ep ? l.max_per_process() : 0},
+              {"bytes", bytes}};
+  s.labels.update(plan.labels);
+  if (plan.element_bytes > 0) s.labels["count"] = bytes / plan.element_bytes;
+  s.iterations = iterations;
+  return s;
+}
 
 CollPlan plan_collective(const CollOptions& o, const Invocation& inv,
                          const std::string& collective) {

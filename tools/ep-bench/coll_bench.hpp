@@ -22,6 +22,7 @@
 #include "coll_kernels.hpp"
 #include "comm_bench.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 #include "subcommand.hpp"
 #include "team.hpp"
 
@@ -60,6 +61,24 @@ CollPlan plan_collective(const CollOptions& options, const Invocation& invocatio
 /// One series of one size, reduced over all ranks: {wall, cpu} seconds of
 /// the slowest rank per repetition, and the wrong buffers over all ranks.
 using CollTimes = Measurement<>;
+
+/// A repetition of {wall, cpu} seconds over all of `t`'s iterations, per
+/// call: us, and bytes/s of a call moving `bytes`.
+template <class Times>
+Repetition per_call(std::int64_t bytes, const Times& t, double wall, double cpu) {
+  const double seconds = wall / static_cast<double>(t.iterations);
+  Repetition r;
+  r.real_time = seconds * 1e6;
+  r.cpu_time = cpu / static_cast<double>(t.iterations) * 1e6;
+  if (seconds > 0) r.bytes_per_second = static_cast<double>(bytes) / seconds;
+  return r;
+}
+
+/// A series of `plan`'s run without its repetitions: named
+/// <family>/<impl>/<layout>/<bytes><name_suffix>, labelled with the layout,
+/// the size and plan.labels.
+Series coll_series(const CollPlan& plan, const std::string& family, std::int64_t bytes,
+                   std::int64_t iterations);
 
 /// Collectives are latency-bound at small sizes: they warm up as p2p
 /// latency does.

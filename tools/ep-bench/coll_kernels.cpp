@@ -32,6 +32,12 @@ MPI_Op mpi_op(ReduceOp op) {
   return MPI_OP_NULL;
 }
 
+ReduceOp parse_reduce_op(const std::string& text) {
+  if (text == "max") return ReduceOp::max;
+  if (text == "min") return ReduceOp::min;
+  return ReduceOp::sum;
+}
+
 void fill_contribution(std::span<std::int32_t> values, int rank, int round) {
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = weight(rank) * multiplier(i, round);
 }

@@ -1,4 +1,5 @@
-// The collective kernels of ep-bench bcast, allreduce and barrier: one handle type per
+// The collective kernels of ep-bench bcast, allreduce and barrier (and the
+// non-blocking starts that ibcast and iallreduce time, nbc_kernels.hpp): one handle type per
 // implementation (so the loops call libep or MPI directly, with no
 // indirection in the timed region), the timed loops, and the checks that
 // --validate runs after the timed repetitions of a message size.
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <ep/ep.hpp>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "mpi_check.hpp"
@@ -29,6 +31,25 @@ struct EpColl {
     tools::check(ep::Allreduce(in, out, count, type, op, comm), "ep::Allreduce");
   }
   void barrier() const { tools::check(ep::Barrier(comm), "ep::Barrier"); }
+
+  using Request = ep::Request;
+  Request ibcast(void* buf, int count, MPI_Datatype type, int root) const {
+    Request r = ep::REQUEST_NULL;
+    tools::check(ep::Ibcast(buf, count, type, root, comm, &r), "ep::Ibcast");
+    return r;
+  }
+  Request iallreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op) const {
+    Request r = ep::REQUEST_NULL;
+    tools::check(ep::Iallreduce(in, out, count, type, op, comm, &r), "ep::Iallreduce");
+    return r;
+  }
+  static void wait(Request& r) { tools::check(ep::Wait(&r, ep::STATUS_IGNORE), "ep::Wait"); }
+  /// True once `r` has completed (then it is REQUEST_NULL).
+  static bool test(Request& r) {
+    int done = 0;
+    tools::check(ep::Test(&r, &done, ep::STATUS_IGNORE), "ep::Test");
+    return done != 0;
+  }
 };
 
 /// Plain MPI: a rank of a duplicate of MPI_COMM_WORLD, one process per rank.
@@ -42,11 +63,32 @@ struct MpiColl {
     tools::check(MPI_Allreduce(in, out, count, type, op, comm), "MPI_Allreduce");
   }
   void barrier() const { tools::check(MPI_Barrier(comm), "MPI_Barrier"); }
+
+  using Request = MPI_Request;
+  Request ibcast(void* buf, int count, MPI_Datatype type, int root) const {
+    Request r = MPI_REQUEST_NULL;
+    tools::check(MPI_Ibcast(buf, count, type, root, comm, &r), "MPI_Ibcast");
+    return r;
+  }
+  Request iallreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op) const {
+    Request r = MPI_REQUEST_NULL;
+    tools::check(MPI_Iallreduce(in, out, count, type, op, comm, &r), "MPI_Iallreduce");
+    return r;
+  }
+  static void wait(Request& r) { tools::check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait"); }
+  /// True once `r` has completed (then it is MPI_REQUEST_NULL).
+  static bool test(Request& r) {
+    int done = 0;
+    tools::check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    return done != 0;
+  }
 };
 
 /// The reductions allreduce offers, on MPI_INT32_T.
 enum class ReduceOp { sum, max, min };
 MPI_Op mpi_op(ReduceOp op);
+/// "sum", "max" or "min" (what --op accepts; anything else is sum).
+ReduceOp parse_reduce_op(const std::string& text);
 
 /// Back-to-back broadcasts of `bytes` bytes (MPI_BYTE), as a loop in an
 /// application would issue them.

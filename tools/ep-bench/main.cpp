@@ -20,6 +20,8 @@
 #include "bcast.hpp"
 #include "compare.hpp"
 #include "dup.hpp"
+#include "iallreduce.hpp"
+#include "ibcast.hpp"
 #include "intercomm.hpp"
 #include "merge.hpp"
 #include "mpi_check.hpp"
@@ -110,11 +112,13 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
 
 // One line per subcommand: each file adds its own options and knows how to run.
 std::vector<ep::bench::Subcommand> subcommands(CLI::App& app) {
-  return {
-      ep::bench::setup_p2p(app),       ep::bench::setup_split(app),   ep::bench::setup_dup(app),
-      ep::bench::setup_intercomm(app), ep::bench::setup_merge(app),   ep::bench::setup_bcast(app),
-      ep::bench::setup_allreduce(app), ep::bench::setup_barrier(app), ep::bench::setup_rma(app),
-      ep::bench::setup_compare(app),   ep::bench::setup_summary(app)};
+  return {ep::bench::setup_p2p(app),       ep::bench::setup_split(app),
+          ep::bench::setup_dup(app),       ep::bench::setup_intercomm(app),
+          ep::bench::setup_merge(app),     ep::bench::setup_bcast(app),
+          ep::bench::setup_allreduce(app), ep::bench::setup_barrier(app),
+          ep::bench::setup_ibcast(app),    ep::bench::setup_iallreduce(app),
+          ep::bench::setup_rma(app),       ep::bench::setup_compare(app),
+          ep::bench::setup_summary(app)};
 }
 
 int ep_bench(int argc, char** argv) {

@@ -34,15 +34,17 @@ nlohmann::ordered_json start_entry(const Series& series, std::string name, const
 }
 
 void finish_entry(nlohmann::ordered_json& entry, const Series& series, const Noise& noise,
-                  double real, double cpu, std::optional<double> bytes_per_second,
-                  std::optional<double> items_per_second) {
+                  const Repetition& values) {
   entry.update(series.labels);
   entry["iterations"] = series.iterations;
-  entry["real_time"] = real;
-  entry["cpu_time"] = cpu;
+  entry["real_time"] = values.real_time;
+  entry["cpu_time"] = values.cpu_time;
   entry["time_unit"] = "us";
-  if (bytes_per_second) entry["bytes_per_second"] = *bytes_per_second;
-  if (items_per_second) entry["items_per_second"] = *items_per_second;
+  if (values.bytes_per_second) entry["bytes_per_second"] = *values.bytes_per_second;
+  if (values.items_per_second) entry["items_per_second"] = *values.items_per_second;
+  if (values.compute_time) entry["compute_time"] = *values.compute_time;
+  if (values.pure_time) entry["pure_time"] = *values.pure_time;
+  if (values.overlap) entry["overlap"] = *values.overlap;
   entry["validated"] = series.validation_errors.has_value();
   if (series.validation_errors) entry["validation_errors"] = *series.validation_errors;
   entry["spread"] = noise.spread;
@@ -76,21 +78,26 @@ Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
     const Repetition& rep = series.repetitions[i];
     auto entry = start_entry(series, series.name, "iteration");
     entry["repetition_index"] = i;
-    finish_entry(entry, series, noise, rep.real_time, rep.cpu_time, rep.bytes_per_second,
-                 rep.items_per_second);
+    finish_entry(entry, series, noise, rep);
     benchmarks.push_back(std::move(entry));
   }
   const Summary cpu = summarize_metric(series, &Repetition::cpu_time);
-  const auto bytes = summarize_metric(series, &Repetition::bytes_per_second);
-  const auto items = summarize_metric(series, &Repetition::items_per_second);
-  const auto pick = [](const std::optional<Summary>& s, double Summary::*field) {
-    return s ? std::optional<double>((*s).*field) : std::nullopt;
-  };
+  using Optional = std::optional<double> Repetition::*;
+  constexpr std::array<Optional, 5> optionals{
+      &Repetition::bytes_per_second, &Repetition::items_per_second, &Repetition::compute_time,
+      &Repetition::pure_time, &Repetition::overlap};
+  std::array<std::optional<Summary>, optionals.size()> summaries;
+  for (std::size_t m = 0; m < optionals.size(); ++m)
+    summaries[m] = summarize_metric(series, optionals[m]);
   for (const auto& [statistic, field] : statistics) {
     auto entry = start_entry(series, fmt::format("{}_{}", series.name, statistic), "aggregate");
     entry["aggregate_name"] = statistic;
-    finish_entry(entry, series, noise, real.*field, cpu.*field, pick(bytes, field),
-                 pick(items, field));
+    Repetition values;
+    values.real_time = real.*field;
+    values.cpu_time = cpu.*field;
+    for (std::size_t m = 0; m < optionals.size(); ++m)
+      if (summaries[m]) values.*optionals[m] = (*summaries[m]).*field;
+    finish_entry(entry, series, noise, values);
     benchmarks.push_back(std::move(entry));
   }
   return noise;

@@ -34,6 +34,11 @@ struct Repetition {
   double cpu_time = 0;   ///< the busiest rank's CPU time, in the same unit
   std::optional<double> bytes_per_second;
   std::optional<double> items_per_second;
+  // Non-blocking collectives with a computation in flight (ibcast/overlap,
+  // iallreduce/overlap): real_time is then the overall time per call.
+  std::optional<double> compute_time;  ///< us per call spent computing
+  std::optional<double> pure_time;     ///< us per call of start + Wait alone
+  std::optional<double> overlap;       ///< percent of pure_time hidden
 };
 
 /// Every repetition of one benchmark (one family at one message size).

@@ -228,8 +228,8 @@ int Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                     MPI_Datatype datatype, MPI_Op op, Comm comm, Request* request);
 
 /// As MPI_Ireduce_scatter_block.
-int Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                          MPI_Datatype datatype, MPI_Op op, Comm comm, Request* request);
+int Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                          MPI_Op op, Comm comm, Request* request);
 
 /// As MPI_Iscan (intra-communicators only: MPI_ERR_COMM otherwise).
 int Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -114,6 +114,8 @@ class LocalError {
     return note(error_class_of(rc), "{} failed: {}", step, mpi_error_string(rc));
   }
   bool any() const { return class_ != MPI_SUCCESS; }
+  int error_class() const { return class_; }
+  const std::string& why() const { return why_; }
   /// Raises the recorded error, else `rc` (an MPI code from the call itself)
   /// through check_mpi, else returns MPI_SUCCESS.
   int finish(const Endpoint* e, const char* function, int rc, const char* step) const;

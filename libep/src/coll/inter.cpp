@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "coll/checks.hpp"
+#include "coll/gathered.hpp"
 #include "coll/movement.hpp"
 #include "object/error.hpp"
 #include "team/local_team.hpp"
@@ -13,18 +14,16 @@ namespace ep::detail {
 
 namespace {
 
-// Each endpoint's packed contribution, gathered to every process, indexed
-// by union rank. Run by the process's leader; `mine[l]` is local endpoint
-// l's packed data.
-struct Gathered {
+// Each endpoint's packed contribution, gathered to every process by the
+// leader, and the leader's MPI code.
+struct GatheredBytes : Gathered {
   int rc = MPI_SUCCESS;
   std::vector<std::byte> bytes;
-  std::vector<std::int64_t> offset;  // by union rank
-  std::vector<std::int64_t> length;  // by union rank
 };
 
+// Run by the process's leader; `mine[l]` is local endpoint l's packed data.
 int gather_all(const CommShared& shared, const std::vector<std::vector<std::byte>>& mine,
-               Gathered* out) {
+               GatheredBytes* out) {
   // Per union rank lengths first (one int each), then the bytes.
   const int n = shared.map.size();
   std::vector<int> process_counts(static_cast<std::size_t>(shared.mpi_size));
@@ -44,8 +43,7 @@ int gather_all(const CommShared& shared, const std::vector<std::vector<std::byte
   if (rc != MPI_SUCCESS) return rc;
   std::vector<int> byte_counts(process_counts.size(), 0);
   std::vector<int> byte_displs(process_counts.size(), 0);
-  out->offset.assign(static_cast<std::size_t>(n), 0);
-  out->length.assign(static_cast<std::size_t>(n), 0);
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(n), 0);
   std::int64_t at = 0;
   for (int p = 0; p < shared.mpi_size; ++p) {
     byte_displs[static_cast<std::size_t>(p)] = static_cast<int>(at);
@@ -53,8 +51,7 @@ int gather_all(const CommShared& shared, const std::vector<std::vector<std::byte
       const int len =
           lengths[static_cast<std::size_t>(process_displs[static_cast<std::size_t>(p)] + l)];
       const auto u = static_cast<std::size_t>(shared.map.rank_of(p, l));
-      out->offset[u] = at;
-      out->length[u] = len;
+      offset[u] = at;
       at += len;
       byte_counts[static_cast<std::size_t>(p)] += len;
     }
@@ -62,58 +59,17 @@ int gather_all(const CommShared& shared, const std::vector<std::vector<std::byte
   std::vector<std::byte> flat;
   for (const auto& m : mine) flat.insert(flat.end(), m.begin(), m.end());
   out->bytes.resize(static_cast<std::size_t>(at));
-  return MPI_Allgatherv(flat.data(), static_cast<int>(flat.size()), MPI_BYTE, out->bytes.data(),
-                        byte_counts.data(), byte_displs.data(), MPI_BYTE, shared.mpi_comm);
+  rc = MPI_Allgatherv(flat.data(), static_cast<int>(flat.size()), MPI_BYTE, out->bytes.data(),
+                      byte_counts.data(), byte_displs.data(), MPI_BYTE, shared.mpi_comm);
+  out->at.resize(static_cast<std::size_t>(n));
+  for (std::size_t u = 0; u < out->at.size(); ++u) out->at[u] = out->bytes.data() + offset[u];
+  return rc;
 }
 
 // The packed data of a buffer. Returns an MPI error code.
 int packed(const ConstTyped& data, std::vector<std::byte>* out) {
   out->resize(static_cast<std::size_t>(data.bytes()));
   return pack(data, out->data());
-}
-
-// A contribution: its blocks packed one after the other, after a header of
-// their number and lengths. Returns an MPI error code.
-int pack_blocks(const std::vector<ConstTyped>& blocks, std::vector<std::byte>* out) {
-  std::vector<std::int64_t> header{static_cast<std::int64_t>(blocks.size())};
-  for (const ConstTyped& b : blocks) header.push_back(b.bytes());
-  std::size_t at = header.size() * sizeof(std::int64_t);
-  std::size_t total = at;
-  for (std::size_t i = 1; i < header.size(); ++i) total += static_cast<std::size_t>(header[i]);
-  out->resize(total);
-  std::memcpy(out->data(), header.data(), at);
-  int rc = MPI_SUCCESS;
-  for (const ConstTyped& b : blocks) {
-    keep_first_error(&rc, pack(b, out->data() + at));
-    at += static_cast<std::size_t>(b.bytes());
-  }
-  return rc;
-}
-
-// Block j of union rank u's contribution; empty when it has none.
-struct Piece {
-  const std::byte* data = nullptr;
-  std::int64_t length = 0;
-};
-Piece piece_of(const Gathered& g, int u, std::size_t j) {
-  const std::byte* at = g.bytes.data() + g.offset[static_cast<std::size_t>(u)];
-  const auto word = [at](std::size_t i) {
-    std::int64_t v = 0;
-    std::memcpy(&v, at + i * sizeof(v), sizeof(v));
-    return v;
-  };
-  const auto n = static_cast<std::size_t>(word(0));
-  if (j >= n) return {};
-  std::int64_t skip = static_cast<std::int64_t>((n + 1) * sizeof(std::int64_t));
-  for (std::size_t k = 0; k < j; ++k) skip += word(k + 1);
-  return {at + skip, word(j + 1)};
-}
-
-// Unpacks a piece, as a receive of `to` would: a longer message is a
-// truncation.
-int unpack_piece(const Piece& p, const Typed& to) {
-  if (p.length > to.bytes()) return MPI_ERR_TRUNCATE;
-  return unpack(p.data, p.length, to);
 }
 
 // MPI_IN_PLACE has no meaning on an inter-communicator: noted as this
@@ -136,8 +92,8 @@ struct Contribution {
 // leader gathers into its `storage`; every endpoint gets a pointer to the
 // leader's, valid until the caller's final team sync (which the caller must
 // make before `storage` goes away).
-int gather_contributions(Endpoint* e, const Contribution& mine, Gathered& storage,
-                         const Gathered** gathered) {
+int gather_contributions(Endpoint* e, const Contribution& mine, GatheredBytes& storage,
+                         const GatheredBytes** gathered) {
   const CommShared& shared = *e->shared;
   LocalTeam& team = *shared.team;
   team.slot(e->local) = &mine;
@@ -151,7 +107,7 @@ int gather_contributions(Endpoint* e, const Contribution& mine, Gathered& storag
     team.slot(0) = &storage;
   }
   team.sync();
-  *gathered = &team.peer<Gathered>(0);
+  *gathered = &team.peer<GatheredBytes>(0);
   return (*gathered)->rc;
 }
 
@@ -163,8 +119,8 @@ int gather_then(Endpoint* e, const std::vector<ConstTyped>& send, Take&& take) {
   Contribution mine;
   // A failed pack still takes part, so that nobody is left waiting.
   const int pack_rc = pack_blocks(send, &mine.data);
-  Gathered storage;
-  const Gathered* gathered = nullptr;
+  GatheredBytes storage;
+  const GatheredBytes* gathered = nullptr;
   int rc = gather_contributions(e, mine, storage, &gathered);
   if (rc == MPI_SUCCESS) rc = take(*gathered);
   e->shared->team->sync();
@@ -174,35 +130,14 @@ int gather_then(Endpoint* e, const std::vector<ConstTyped>& send, Take&& take) {
 
 // Block `block` of every remote rank q's contribution into recv[q] (none
 // when recv is empty).
-int take_blocks(const Endpoint& e, const Gathered& g, std::size_t block,
+int take_remote(const Endpoint& e, const Gathered& g, std::size_t block,
                 const std::vector<Typed>& recv) {
-  const auto& remote = e.shared->members(1 - e.group);
-  int rc = MPI_SUCCESS;
-  for (std::size_t q = 0; q < recv.size() && q < remote.size() && rc == MPI_SUCCESS; ++q) {
-    rc = unpack_piece(piece_of(g, remote[q], block), recv[q]);
-  }
-  return rc;
+  return take_blocks(g, e.shared->members(1 - e.group), block, recv);
 }
 
-// The reduction in rank order of every remote rank's first block into
-// `into`: from the highest rank down, acc = c[q] op acc keeps rank order for
-// non-commutative ops.
+// The reduction in rank order of every remote rank's first block into `into`.
 int fold_remote(const Endpoint& e, const Gathered& g, const Typed& into, MPI_Op op) {
-  const auto& remote = e.shared->members(1 - e.group);
-  const TypedScratch scratch(into.count, into.type, into.layout);
-  int rc = MPI_SUCCESS;
-  for (std::size_t i = remote.size(); i-- > 0 && rc == MPI_SUCCESS;) {
-    const Piece p = piece_of(g, remote[i], 0);
-    if (i + 1 == remote.size()) {
-      rc = unpack_piece(p, into);
-    } else {
-      rc = unpack_piece(p, scratch.typed());
-      if (rc == MPI_SUCCESS) {
-        rc = MPI_Reduce_local(scratch.base(), into.buf, into.count, into.type, op);
-      }
-    }
-  }
-  return rc;
+  return fold(g, e.shared->members(1 - e.group), into, op);
 }
 
 }  // namespace
@@ -344,7 +279,7 @@ int inter_gather(const Entered& in, const ConstTyped& send, const std::vector<Ty
   std::vector<ConstTyped> mine;
   if (root >= 0) mine.push_back(send);
   const int rc = gather_then(e, mine, [&](const Gathered& g) {
-    return root == MPI_ROOT ? take_blocks(*e, g, 0, recv) : MPI_SUCCESS;
+    return root == MPI_ROOT ? take_remote(*e, g, 0, recv) : MPI_SUCCESS;
   });
   return err.finish(e, in.function, rc, "the inter-communicator gather");
 }
@@ -365,7 +300,7 @@ int inter_allgather(const Entered& in, const ConstTyped& send, const std::vector
                     const LocalError& err) {
   Endpoint* e = in.e;
   const int rc =
-      gather_then(e, {send}, [&](const Gathered& g) { return take_blocks(*e, g, 0, recv); });
+      gather_then(e, {send}, [&](const Gathered& g) { return take_remote(*e, g, 0, recv); });
   return err.finish(e, in.function, rc, "the inter-communicator allgather");
 }
 
@@ -373,7 +308,7 @@ int inter_alltoall(const Entered& in, const std::vector<ConstTyped>& send,
                    const std::vector<Typed>& recv, const LocalError& err) {
   Endpoint* e = in.e;
   const int rc = gather_then(e, send, [&](const Gathered& g) {
-    return take_blocks(*e, g, static_cast<std::size_t>(e->rank), recv);
+    return take_remote(*e, g, static_cast<std::size_t>(e->rank), recv);
   });
   return err.finish(e, in.function, rc, "the inter-communicator alltoall");
 }

@@ -100,6 +100,10 @@ struct Endpoint {
   // driving this endpoint.
   int requests_held = 0;
   void (*finish_free)(Endpoint*) = nullptr;
+  // Non-blocking collectives this endpoint started on its communicator
+  // (coll/nonblocking.cpp numbers the calls by it). Touched only by the
+  // thread driving this endpoint.
+  std::uint64_t nonblocking_calls = 0;
 
   Endpoint() = default;
   Endpoint(const Endpoint&) = delete;
@@ -147,6 +151,8 @@ inline Endpoint* valid_endpoint(Comm comm) {
 /// Every public function reports a bad communicator through this one.
 int invalid_comm(Comm comm, const char* function);
 
+struct NonblockingState;  // coll/nonblocking.cpp
+
 struct CommShared {
   int id = 0;             // process-wide sequence number, for messages
   std::string global_id;  // the same in every process: "w<world rank>c<id>" of MPI rank 0
@@ -185,7 +191,11 @@ struct CommShared {
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
   std::unique_ptr<LocalTeam> team;                   // where the endpoints meet for collectives
-  std::atomic<int> live{0};                          // endpoints not yet freed
+  // The non-blocking collectives under way (coll/nonblocking.cpp), made by
+  // the first; nonblocking_lock guards the making.
+  std::mutex nonblocking_lock;
+  std::shared_ptr<NonblockingState> nonblocking;
+  std::atomic<int> live{0};  // endpoints not yet freed
   // Intercomm_create from this communicator, by (first leader, second
   // leader, tag): how many this process has made. Touched only by the
   // team's leader inside the call.

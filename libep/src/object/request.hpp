@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "base/datatype.hpp"
 #include "ep/types.hpp"
@@ -48,6 +49,19 @@ struct Incoming {
   int bulk_number = -1;             // remote: the bulk message's tag on the bulk channel
 };
 
+/// What a request of an operation that is neither a send nor a receive
+/// runs to move on (the non-blocking collectives, coll/nonblocking.hpp).
+/// Its layer makes it; the completion functions of p2p/ call it.
+class Deferred {
+ public:
+  virtual ~Deferred() = default;
+  /// Moves the operation of `r` on; once it is over, fills r.status and
+  /// publishes State::complete. Returns whether it is complete. Never blocks.
+  virtual bool poll(RequestImpl& r) = 0;
+  /// Why the operation failed, once it completed with an error.
+  virtual std::string reason() const = 0;
+};
+
 /// The object behind ep::Request.
 ///
 /// `state` is the only field another thread writes: an intra-process sender
@@ -61,7 +75,8 @@ struct Incoming {
 struct RequestImpl {
   // rma: Rput/Rget/Raccumulate/Rget_accumulate (ep/rma.hpp); complete from
   // the start (same-process copy) or in_mpi with `mpi` the MPI request.
-  enum class Kind : std::uint8_t { send, recv, rma };
+  // coll: a non-blocking collective, posted until `deferred` completes it.
+  enum class Kind : std::uint8_t { send, recv, rma, coll };
   enum class State : std::uint8_t {
     inactive,  // persistent, not started (or completed and waited)
     posted,    // receive in the posted queue / rendezvous send waiting for its receiver
@@ -100,6 +115,8 @@ struct RequestImpl {
   std::unique_ptr<std::byte[]> wire;
 
   RequestImpl* next = nullptr;  // link in the posted queue
+
+  std::unique_ptr<Deferred> deferred;  // Kind::coll
 
   RequestImpl() = default;
   RequestImpl(const RequestImpl&) = delete;

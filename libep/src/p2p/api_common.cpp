@@ -91,6 +91,8 @@ int report(RequestImpl* r, Status* status, const char* function, bool raise_erro
       rc = raise(r->endpoint, error, function,
                  "message truncated: {} bytes arrived for a receive buffer of {} bytes",
                  r->status.count_bytes, std::int64_t{r->count} * r->layout.size);
+    } else if (r->deferred) {
+      rc = raise(r->endpoint, error, function, "{}", r->deferred->reason());
     } else {
       rc = raise(r->endpoint, error, function, "the operation failed");
     }

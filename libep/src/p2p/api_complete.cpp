@@ -284,6 +284,7 @@ int Request_get_status(Request request, int* flag, Status* status) {
                          "message truncated: {} bytes arrived for a receive buffer of {} bytes",
                          r->status.count_bytes, std::int64_t{r->count} * r->layout.size);
   }
+  if (r->deferred) return detail::raise(r->endpoint, error, fn, "{}", r->deferred->reason());
   return detail::raise(r->endpoint, error, fn, "the operation failed");
 }
 
@@ -310,6 +311,11 @@ int Cancel(Request* request) {
   constexpr const char* fn = "Cancel";
   RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
   if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
+  // MPI makes cancelling a non-blocking collective erroneous.
+  if (r->kind == RequestImpl::Kind::coll) {
+    return detail::raise(r->endpoint, MPI_ERR_REQUEST, fn,
+                         "a non-blocking collective cannot be cancelled");
+  }
   // Only a receive that no message has matched yet can be cancelled; any
   // other cancel "fails" in the MPI sense: the operation completes normally
   // and Test_cancelled reports false.

@@ -270,6 +270,7 @@ bool test_request(RequestImpl* r, bool progressed) {
       if (progressed && r->phase == RequestImpl::Phase::inbox) return false;
       return mpi_test(r);
     case State::posted:
+      if (r->kind == RequestImpl::Kind::coll) return r->deferred->poll(*r);
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
       if (r->kind == RequestImpl::Kind::recv && may_match_remote(r->endpoint, r->peer)) {

@@ -1,0 +1,416 @@
+#include "coll/nonblocking.hpp"
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "object/error.hpp"
+#include "object/request.hpp"
+#include "team/local_team.hpp"
+
+namespace ep::detail {
+
+namespace {
+
+// The tag of the processes' messages on the communicator's MPI
+// communicator (coll/exchange.cpp uses 7, coll/mpi_step.cpp 8 to 10).
+constexpr int kTag = 11;
+
+std::int64_t word(const std::byte* at, std::size_t i) {
+  std::int64_t v = 0;
+  std::memcpy(&v, at + i * sizeof(v), sizeof(v));
+  return v;
+}
+
+}  // namespace
+
+// One call at one process.
+struct ProcessCall {
+  std::uint64_t number = 0;
+  int arrived = 0;                           // local endpoints that started it
+  std::vector<std::vector<std::byte>> mine;  // their contributions, by local rank
+  bool sent = false;
+  // The process's message: [endpoints][length of each][contributions], in
+  // local rank order.
+  std::vector<std::byte> message;
+  std::vector<MPI_Request> sends;
+  std::vector<std::vector<std::byte>> from;  // the other processes' messages, by MPI rank
+  int missing = 0;                           // other processes whose message has not arrived
+  int rc = MPI_SUCCESS;                      // the first failure of an MPI step
+  const char* failed_step = nullptr;
+  Gathered gathered;
+  // The hierarchical form (ProcessStep): the step of the first endpoint
+  // that started the call, its MPI request and result.
+  std::shared_ptr<ProcessStep> step;
+  MPI_Request step_request = MPI_REQUEST_NULL;
+  std::vector<std::byte> result;
+  std::atomic<bool> ready{false};  // gathered (or failed): the endpoints may take
+  int taken = 0;                   // local endpoints that took their result
+};
+
+struct NonblockingState {
+  std::mutex lock;
+  std::deque<std::shared_ptr<ProcessCall>> calls;  // calls[i] has number first + i
+  std::uint64_t first = 1;
+  // By MPI rank: the call whose message from that process comes next, and
+  // its receive when one is under way.
+  std::vector<std::uint64_t> next_from;
+  std::vector<MPI_Request> receiving;
+
+  explicit NonblockingState(int processes)
+      : next_from(static_cast<std::size_t>(processes), 1),
+        receiving(static_cast<std::size_t>(processes), MPI_REQUEST_NULL) {}
+  NonblockingState(const NonblockingState&) = delete;
+  NonblockingState& operator=(const NonblockingState&) = delete;
+  ~NonblockingState() {
+    // The communicator is gone: a send still under way completes on its
+    // own (its receiver needs it); a receive still posted belongs to a call
+    // no endpoint waits for any more.
+    for (const auto& call : calls) {
+      for (MPI_Request& s : call->sends) {
+        if (s != MPI_REQUEST_NULL) MPI_Request_free(&s);
+      }
+    }
+    for (const auto& call : calls) {
+      if (call->step_request != MPI_REQUEST_NULL) MPI_Request_free(&call->step_request);
+    }
+    for (MPI_Request& r : receiving) {
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+      }
+    }
+  }
+
+  ProcessCall* find(std::uint64_t number) const {
+    if (number < first || number - first >= calls.size()) return nullptr;
+    return calls[static_cast<std::size_t>(number - first)].get();
+  }
+};
+
+namespace {
+
+void fail(ProcessCall* call, int rc, const char* step) {
+  if (call->rc != MPI_SUCCESS) return;
+  call->rc = rc;
+  call->failed_step = step;
+}
+
+// The contributions of process `p`'s endpoints in its message into g.at.
+// Returns whether the message is what the rank map says it holds.
+bool place(const CommShared& shared, int p, const std::vector<std::byte>& message, Gathered* g) {
+  const int count = shared.map.count_on(p);
+  const auto header = static_cast<std::size_t>(count + 1) * sizeof(std::int64_t);
+  if (message.size() < header || word(message.data(), 0) != count) return false;
+  std::size_t at = header;
+  for (int l = 0; l < count; ++l) {
+    const std::int64_t length = word(message.data(), static_cast<std::size_t>(l) + 1);
+    if (length < 0 || message.size() - at < static_cast<std::size_t>(length)) return false;
+    g->at[static_cast<std::size_t>(shared.map.rank_of(p, l))] = message.data() + at;
+    at += static_cast<std::size_t>(length);
+  }
+  return true;
+}
+
+// Sends the process's message of `call`, whose contributions are all there,
+// or starts its MPI step.
+void send(const CommShared& shared, ProcessCall* call) {
+  if (call->step) {
+    call->sent = true;
+    const int rc = call->step->start(shared, call->mine, &call->result, &call->step_request);
+    if (rc != MPI_SUCCESS) fail(call, rc, "the MPI step among the processes");
+    call->mine.clear();
+    return;
+  }
+  std::vector<std::int64_t> header{static_cast<std::int64_t>(call->mine.size())};
+  std::size_t total = 0;
+  for (const auto& m : call->mine) {
+    header.push_back(static_cast<std::int64_t>(m.size()));
+    total += m.size();
+  }
+  const std::size_t header_bytes = header.size() * sizeof(std::int64_t);
+  call->message.resize(header_bytes + total);
+  std::memcpy(call->message.data(), header.data(), header_bytes);
+  std::size_t at = header_bytes;
+  for (auto& m : call->mine) {
+    if (!m.empty()) std::memcpy(call->message.data() + at, m.data(), m.size());
+    at += m.size();
+    std::vector<std::byte>().swap(m);
+  }
+  call->sent = true;
+  if (call->message.size() > static_cast<std::size_t>(INT_MAX)) {
+    fail(call, MPI_ERR_COUNT, "the process's message (over INT_MAX bytes)");
+    return;
+  }
+  const int bytes = static_cast<int>(call->message.size());
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    if (p == shared.mpi_rank) continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc =
+        MPI_Isend(call->message.data(), bytes, MPI_BYTE, p, kTag, shared.mpi_comm, &request);
+    if (rc != MPI_SUCCESS) {
+      fail(call, rc, "MPI_Isend");
+      continue;
+    }
+    call->sends.push_back(request);
+  }
+}
+
+// Receives what has arrived from process `p`, in call order.
+void receive_from(const CommShared& shared, NonblockingState& state, int p) {
+  const auto ps = static_cast<std::size_t>(p);
+  for (;;) {
+    ProcessCall* call = state.find(state.next_from[ps]);
+    if (!call) return;  // no endpoint of this process started that call yet
+    if (call->step) {
+      ++state.next_from[ps];  // it sends no message
+      continue;
+    }
+    MPI_Request& request = state.receiving[ps];
+    if (request == MPI_REQUEST_NULL) {
+      int flag = 0;
+      MPI_Message message = MPI_MESSAGE_NULL;
+      MPI_Status status;
+      int rc = MPI_Improbe(p, kTag, shared.mpi_comm, &flag, &message, &status);
+      if (rc == MPI_SUCCESS && !flag) return;
+      int bytes = 0;
+      if (rc == MPI_SUCCESS) rc = MPI_Get_count(&status, MPI_BYTE, &bytes);
+      if (rc == MPI_SUCCESS) {
+        call->from[ps].resize(static_cast<std::size_t>(bytes));
+        rc = MPI_Imrecv(call->from[ps].data(), bytes, MPI_BYTE, &message, &request);
+      }
+      if (rc != MPI_SUCCESS) {
+        // Nothing more will come from p for this call: it fails.
+        fail(call, rc, "receiving another process's contributions (MPI_Improbe, MPI_Imrecv)");
+        request = MPI_REQUEST_NULL;
+        --call->missing;
+        ++state.next_from[ps];
+        continue;
+      }
+    }
+    int done = 0;
+    const int rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      fail(call, rc, "MPI_Test of a receive of another process's contributions");
+      request = MPI_REQUEST_NULL;
+      done = 1;
+    }
+    if (!done) return;
+    --call->missing;
+    ++state.next_from[ps];
+  }
+}
+
+// Moves every call of the process on; under state.lock.
+void advance(const CommShared& shared, NonblockingState& state) {
+  const int local = shared.team->size();
+  // A call's contributions are complete only after the earlier calls'
+  // (every endpoint starts them in order), so the messages leave in order.
+  for (const auto& call : state.calls) {
+    if (call->sent) continue;
+    if (call->arrived < local) break;
+    send(shared, call.get());
+  }
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    if (p != shared.mpi_rank) receive_from(shared, state, p);
+  }
+  for (const auto& call : state.calls) {
+    if (!call->sent) break;
+    if (call->ready.load(std::memory_order_relaxed)) continue;
+    if (call->step) {
+      if (call->step_request != MPI_REQUEST_NULL) {
+        int done = 0;
+        const int rc = MPI_Test(&call->step_request, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+          fail(call.get(), rc, "the MPI step among the processes");
+          done = 1;
+        }
+        if (!done) continue;
+      }
+      call->gathered.result = call->result.data();
+      call->ready.store(true, std::memory_order_release);
+      continue;
+    }
+    if (call->missing > 0) continue;
+    if (call->rc == MPI_SUCCESS) {
+      call->gathered.at.assign(static_cast<std::size_t>(shared.map.size()), nullptr);
+      bool whole = place(shared, shared.mpi_rank, call->message, &call->gathered);
+      for (int p = 0; p < shared.mpi_size && whole; ++p) {
+        if (p != shared.mpi_rank) {
+          whole = place(shared, p, call->from[static_cast<std::size_t>(p)], &call->gathered);
+        }
+      }
+      if (!whole) fail(call.get(), MPI_ERR_INTERN, "a process's message (malformed)");
+    }
+    call->ready.store(true, std::memory_order_release);
+  }
+  // A call is over once every endpoint took its result and its sends left.
+  while (!state.calls.empty()) {
+    ProcessCall& front = *state.calls.front();
+    if (!front.ready.load(std::memory_order_relaxed) || front.taken < local) break;
+    int done = 1;
+    if (!front.sends.empty()) {
+      const int rc = MPI_Testall(static_cast<int>(front.sends.size()), front.sends.data(), &done,
+                                 MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) done = 1;  // nobody is left to report it to
+    }
+    if (!done) break;
+    state.calls.pop_front();
+    ++state.first;
+  }
+}
+
+std::shared_ptr<NonblockingState> state_of(CommShared& shared) {
+  std::lock_guard<std::mutex> guard(shared.nonblocking_lock);
+  if (!shared.nonblocking) shared.nonblocking = std::make_shared<NonblockingState>(shared.mpi_size);
+  return shared.nonblocking;
+}
+
+// The request's side of one endpoint's call.
+class Operation final : public Deferred {
+ public:
+  Operation(NonblockingCall&& call, std::shared_ptr<NonblockingState> state,
+            std::shared_ptr<ProcessCall> process_call)
+      : e_(call.e),
+        take_(std::move(call.take)),
+        err_(std::move(call.err)),
+        held_(std::move(call.held)),
+        state_(std::move(state)),
+        call_(std::move(process_call)) {}
+
+  bool poll(RequestImpl& r) override {
+    if (!call_->ready.load(std::memory_order_acquire)) {
+      // Whoever holds the lock is moving every call on: no need to wait.
+      if (state_->lock.try_lock()) {
+        advance(*e_->shared, *state_);
+        state_->lock.unlock();
+      }
+      if (!call_->ready.load(std::memory_order_acquire)) return false;
+    }
+    int rc = call_->rc;
+    if (rc == MPI_SUCCESS) {
+      rc = take_ ? take_(call_->gathered) : MPI_SUCCESS;
+      if (rc != MPI_SUCCESS) step_ = "taking this endpoint's result";
+    } else {
+      step_ = call_->failed_step;
+    }
+    {
+      std::lock_guard<std::mutex> guard(state_->lock);
+      ++call_->taken;
+      advance(*e_->shared, *state_);
+    }
+    call_.reset();
+    take_ = nullptr;
+    r.status = Status{};
+    r.status.MPI_ERROR = err_.any() ? err_.error_class() : error_class_of(rc);
+    if (err_.any()) {
+      reason_ = err_.why();
+    } else if (rc == MPI_ERR_TRUNCATE) {
+      reason_ = "message truncated: a rank's block is longer than its receive buffer";
+    } else if (rc != MPI_SUCCESS) {
+      reason_ = fmt::format("{} failed: {}", step_, mpi_error_string(rc));
+    }
+    r.state.store(RequestImpl::State::complete, std::memory_order_release);
+    return true;
+  }
+
+  /// Completes `r` in the call: the endpoint takes nothing and waits for
+  /// nobody (NonblockingCall::synchronizing).
+  void complete_now(RequestImpl& r) {
+    call_.reset();
+    take_ = nullptr;
+    r.status = Status{};
+    r.status.MPI_ERROR = err_.error_class();
+    reason_ = err_.why();
+    r.state.store(RequestImpl::State::complete, std::memory_order_release);
+  }
+
+  std::string reason() const override { return reason_; }
+
+ private:
+  Endpoint* e_;
+  Take take_;
+  LocalError err_;
+  HeldTypes held_;
+  std::shared_ptr<NonblockingState> state_;
+  std::shared_ptr<ProcessCall> call_;
+  const char* step_ = nullptr;
+  std::string reason_;
+};
+
+}  // namespace
+
+HeldTypes::~HeldTypes() {
+  for (auto& [user, held] : copies_) MPI_Type_free(&held);
+}
+
+int HeldTypes::hold(Typed* t) {
+  if (is_predefined(t->type)) return MPI_SUCCESS;
+  for (const auto& [user, held] : copies_) {
+    if (user == t->type) {
+      t->type = held;
+      return MPI_SUCCESS;
+    }
+  }
+  MPI_Datatype copy = MPI_DATATYPE_NULL;
+  const int rc = MPI_Type_dup(t->type, &copy);
+  if (rc != MPI_SUCCESS) return rc;
+  copies_.emplace_back(t->type, copy);
+  t->type = copy;
+  return MPI_SUCCESS;
+}
+
+int start_nonblocking(NonblockingCall&& call, Request* request) {
+  Endpoint* e = call.e;
+  CommShared& shared = *e->shared;
+  std::vector<std::byte> mine;
+  // A failed pack still takes part, so that nobody waits in vain.
+  const int pack_rc = pack_blocks(call.send, &mine);
+  if (pack_rc != MPI_SUCCESS) call.err.note_mpi(pack_rc, "packing this endpoint's blocks");
+  call.send.clear();
+
+  const bool early = !call.take && !call.synchronizing;
+  std::shared_ptr<NonblockingState> state = state_of(shared);
+  const std::uint64_t number = ++e->nonblocking_calls;
+  std::shared_ptr<ProcessCall> process_call;
+  {
+    std::lock_guard<std::mutex> guard(state->lock);
+    while (state->first + state->calls.size() <= number) {
+      auto next = std::make_shared<ProcessCall>();
+      next->number = state->first + state->calls.size();
+      next->mine.resize(static_cast<std::size_t>(shared.team->size()));
+      next->from.resize(static_cast<std::size_t>(shared.mpi_size));
+      next->missing = shared.mpi_size - 1;
+      state->calls.push_back(std::move(next));
+    }
+    process_call = state->calls[static_cast<std::size_t>(number - state->first)];
+    if (process_call->arrived == 0 && call.step) {
+      process_call->step = std::move(call.step);
+      process_call->missing = 0;
+    }
+    process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
+    ++process_call->arrived;
+    if (early) ++process_call->taken;
+    advance(shared, *state);
+  }
+  auto* r = new RequestImpl;
+  r->kind = RequestImpl::Kind::coll;
+  r->endpoint = e;
+  r->held = true;
+  ++e->requests_held;
+  auto operation =
+      std::make_unique<Operation>(std::move(call), std::move(state), std::move(process_call));
+  if (early) {
+    operation->complete_now(*r);
+  } else {
+    r->state.store(RequestImpl::State::posted, std::memory_order_release);
+  }
+  r->deferred = std::move(operation);
+  *request = handle_of(r);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ep::detail

@@ -1,0 +1,110 @@
+// The engine of the non-blocking collectives (ep/coll.hpp: Ibarrier ...
+// Iexscan; their public functions are in coll/api_nonblocking.cpp).
+//
+// An endpoint's call packs its contribution at once (coll/gathered.hpp: a
+// list of blocks; the root's data for Ibcast, every block of an Ialltoall,
+// nothing for Ibarrier) and returns a request. The contributions of a
+// process's endpoints travel as one message to every other process of the
+// communicator, over its MPI communicator; once an endpoint's process holds
+// every contribution, the endpoint's own `take` (unpack the blocks addressed
+// to it, or reduce in rank order) runs in its Test or Wait and completes the
+// request. Exact for every op and layout, on intra- and inter-communicators
+// alike, and linear in the total size: every process receives every
+// contribution.
+//
+// Calls are numbered by each endpoint (the same number everywhere, since
+// every endpoint starts the collectives of a communicator in the same
+// order); the process keeps one ProcessCall per number until all its
+// endpoints have taken their results. Progress needs no thread of its own:
+//  - the endpoint that completes its process's contributions to a call
+//    sends the process's message at once, so that a process whose endpoints
+//    are all busy elsewhere (in a blocking receive, say) still gives the
+//    others what they wait for;
+//  - the other processes' messages are received by whichever endpoint of
+//    the process tests or waits for one of its requests.
+// The messages from one process come in call order (MPI does not let
+// messages with the same source and tag overtake each other), and each
+// process receives them in that order, one at a time per source.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/datatype.hpp"
+#include "coll/checks.hpp"
+#include "coll/gathered.hpp"
+#include "ep/types.hpp"
+#include "object/endpoint.hpp"
+
+namespace ep::detail {
+
+/// Datatypes an operation uses after its call returned, held until it
+/// completes: derived ones are duplicated, since the user may free theirs
+/// meanwhile (MPI defers such a free).
+class HeldTypes {
+ public:
+  HeldTypes() = default;
+  HeldTypes(const HeldTypes&) = delete;
+  HeldTypes& operator=(const HeldTypes&) = delete;
+  HeldTypes(HeldTypes&& other) noexcept : copies_(std::exchange(other.copies_, {})) {}
+  HeldTypes& operator=(HeldTypes&&) = delete;
+  ~HeldTypes();
+
+  /// Makes `t` use the held copy of its datatype. Returns an MPI error code
+  /// (`t` then keeps the user's datatype).
+  int hold(Typed* t);
+
+ private:
+  std::vector<std::pair<MPI_Datatype, MPI_Datatype>> copies_;  // (user's, held)
+};
+
+/// The hierarchical form of a non-blocking collective: instead of sending
+/// its contributions to every process, the process makes one of MPI's
+/// non-blocking collectives among the processes with them, on the
+/// communicator's first bulk channel (only point-to-point messages travel
+/// there otherwise, so the processes start its collectives in call order,
+/// as MPI requires). Chosen from agreed arguments only, so every process
+/// takes the same form for a call.
+class ProcessStep {
+ public:
+  virtual ~ProcessStep() = default;
+  /// Starts the MPI collective once the process's endpoints have all handed
+  /// in their contributions (`mine`, by local rank, packed as pack_blocks
+  /// does); what the endpoints take goes to *result. Returns an MPI error
+  /// code.
+  virtual int start(const CommShared& shared, std::vector<std::vector<std::byte>>& mine,
+                    std::vector<std::byte>* result, MPI_Request* request) = 0;
+};
+
+/// What an endpoint does with every contribution: its result. Returns an
+/// MPI error code.
+using Take = std::function<int(const Gathered&)>;
+
+/// One endpoint's non-blocking collective, as its public function prepared
+/// it (its arguments checked, its blocks made).
+struct NonblockingCall {
+  explicit NonblockingCall(Endpoint* endpoint) : e(endpoint) {}
+
+  Endpoint* e;
+  std::vector<ConstTyped> send;  // this endpoint's contribution, packed at the start
+  Take take;                     // run once every contribution is there
+  LocalError err;                // endpoint-local errors: the request fails with the first
+  HeldTypes held;                // the datatypes `take` uses
+  // The hierarchical form; `take` then reads Gathered::result.
+  std::shared_ptr<ProcessStep> step;
+  // Whether the request waits for the others even with nothing to take
+  // (Ibarrier). Otherwise an endpoint that takes nothing (a root of Ibcast,
+  // Iscatter; a sender of Igather, Ireduce) completes in the call, its data
+  // packed: its buffers are free again, which is all MPI promises there.
+  bool synchronizing = false;
+};
+
+/// Starts `call`: its contribution is packed and handed to the process; the
+/// request in *request completes through ep::Wait/Test. A failure to start
+/// is raised on the endpoint. Returns an MPI error code.
+int start_nonblocking(NonblockingCall&& call, Request* request);
+
+}  // namespace ep::detail
