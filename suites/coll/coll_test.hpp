@@ -160,8 +160,7 @@ inline int Ireduce_scatter_block(const void* sb, void* rb, int rn, MPI_Datatype 
 inline int Iscan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c, Request* r) {
   return MPI_Iscan(sb, rb, n, t, op, c, r);
 }
-inline int Iexscan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c,
-                   Request* r) {
+inline int Iexscan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c, Request* r) {
   return MPI_Iexscan(sb, rb, n, t, op, c, r);
 }
 }  // namespace eptest::coll_shim

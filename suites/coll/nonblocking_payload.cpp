@@ -289,7 +289,7 @@ void reductions(Context& t, const Sub& s, int size, int root, int step, bool in_
      capi::Ireduce(in_place && s.rank == root ? MPI_IN_PLACE : mine.data(), out.data(), size,
                    MPI_INT, MPI_SUM, root, s.comm, &r),
      "Ireduce");
-  complete(t, s, r, "Ireduce");
+  complete(t, s, r, fmt::format("Ireduce root={} {}", root, tag));
   if (s.rank == root)
     report(t, s, out, sum(step, 0, s.size, 0, size), fmt::format("ireduce root={} {}", root, tag));
 
@@ -298,7 +298,7 @@ void reductions(Context& t, const Sub& s, int size, int root, int step, bool in_
      capi::Iallreduce(in_place ? MPI_IN_PLACE : mine.data(), out.data(), size, MPI_INT, MPI_SUM,
                       s.comm, &r),
      "Iallreduce");
-  complete(t, s, r, "Iallreduce");
+  complete(t, s, r, "Iallreduce " + tag);
   report(t, s, out, sum(step, 0, s.size, 0, size), "iallreduce " + tag);
 
   for (const bool exclusive : {false, true}) {
@@ -309,7 +309,7 @@ void reductions(Context& t, const Sub& s, int size, int root, int step, bool in_
        exclusive ? capi::Iexscan(sb, out.data(), size, MPI_INT, MPI_SUM, s.comm, &r)
                  : capi::Iscan(sb, out.data(), size, MPI_INT, MPI_SUM, s.comm, &r),
        call);
-    complete(t, s, r, call);
+    complete(t, s, r, call + " " + tag);
     if (exclusive && s.rank == 0) continue;  // undefined there
     report(t, s, out, sum(step, 0, exclusive ? s.rank : s.rank + 1, 0, size),
            (exclusive ? "iexscan " : "iscan ") + tag);
@@ -330,7 +330,7 @@ void reductions(Context& t, const Sub& s, int size, int root, int step, bool in_
        blocks ? capi::Ireduce_scatter_block(sb, rb, n, MPI_INT, MPI_SUM, s.comm, &r)
               : capi::Ireduce_scatter(sb, rb, counts.data(), MPI_INT, MPI_SUM, s.comm, &r),
        call);
-    complete(t, s, r, call);
+    complete(t, s, r, call + " " + tag);
     if (in_place) out.assign(all.begin(), all.begin() + n);
     report(t, s, out, sum(step, 0, s.size, first, n),
            (blocks ? "ireduce_scatter_block " : "ireduce_scatter ") + tag);
@@ -408,14 +408,14 @@ void noncommutative(Context& t, const Sub& s) {
            capi::Ireduce(in_place && here ? MPI_IN_PLACE : mine.data(), out.data(), count, padded,
                          op, root, s.comm, &r),
            "Ireduce");
-        complete(t, s, r, "Ireduce");
+        complete(t, s, r, fmt::format("Ireduce root={} {}", root, tag));
         if (here)
           report(t, s, out, all, fmt::format("noncommutative ireduce root={} {}", root, tag));
       }
       std::vector<int> out = in_place ? mine : blank;
       const void* sb = in_place ? MPI_IN_PLACE : mine.data();
       ok(t, s, capi::Iallreduce(sb, out.data(), count, padded, op, s.comm, &r), "Iallreduce");
-      complete(t, s, r, "Iallreduce");
+      complete(t, s, r, "Iallreduce " + tag);
       report(t, s, out, all, "noncommutative iallreduce " + tag);
       for (const bool exclusive : {false, true}) {
         out = in_place ? mine : blank;
@@ -424,7 +424,7 @@ void noncommutative(Context& t, const Sub& s) {
            exclusive ? capi::Iexscan(sb, out.data(), count, padded, op, s.comm, &r)
                      : capi::Iscan(sb, out.data(), count, padded, op, s.comm, &r),
            call);
-        complete(t, s, r, call);
+        complete(t, s, r, call + " " + tag);
         if (exclusive && s.rank == 0) continue;
         report(t, s, out, product(step, exclusive ? s.rank : s.rank + 1, 0, count),
                "noncommutative " + call + " " + tag);
@@ -445,7 +445,7 @@ void noncommutative(Context& t, const Sub& s) {
            blocks ? capi::Ireduce_scatter_block(in, rb, n, padded, op, s.comm, &r)
                   : capi::Ireduce_scatter(in, rb, counts.data(), padded, op, s.comm, &r),
            call);
-        complete(t, s, r, call);
+        complete(t, s, r, call + " " + tag);
         if (in_place) out.assign(input.begin(), input.begin() + 5 * n);
         report(t, s, out, product(step, s.size, first, n), "noncommutative " + call + " " + tag);
       }
