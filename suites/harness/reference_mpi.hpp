@@ -109,6 +109,13 @@ inline constexpr bool kWindowsOfDisjointCommsCollide = kOmpiMajor == 4;
 /// reference on 3 processes; MPICH 4.0.2 runs the same program to the end.
 inline constexpr bool kInPlaceIalltoallvWithIdleRankHangs = kOmpiMajor == 4;
 
+/// MPI_Iexscan on an inter-communicator crashes (a call through a null
+/// pointer inside PMPI_Iexscan) instead of returning MPI_ERR_COMM, which
+/// MPI_Iscan returns there. Measured on Open MPI 4.1.4 by
+/// coll.nonblocking_inter's reference on 3 processes (gdb: frame 0 at
+/// address 0, frame 1 PMPI_Iexscan), under MPI_ERRORS_RETURN.
+inline constexpr bool kIexscanOnIntercommCrashes = kOmpiMajor == 4;
+
 /// Data put into an MPI_Win_allocate window whose size is not a multiple of
 /// 16 bytes lands in the wrong place (40, 56, 72 and 4104 B wrong; 48, 64
 /// and 4096 right), on 2 and 4 processes, and MPI_WIN_BASE is not the
