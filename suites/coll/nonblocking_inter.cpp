@@ -100,15 +100,20 @@ void rooted(Context& t, const Inter& x, const Kind& ints, const Kind& vec, int s
   const int n = x.remote();
   capi::Request r{};
 
-  // Ibcast: 10 ints from the root to the other group.
+  // Ibcast: 10 ints from the root to the other group. Checked on
+  // endpoints; printed where the reference can answer.
+  const bool printed = root == 0 || !reference::kIbcastIntercommNonzeroRootLost;
   std::vector<int> buf = arg == MPI_ROOT ? lay(vec, values(step, root_rank, 10)) : blank(ints, 10);
   const Kind& bk = arg == MPI_ROOT ? vec : ints;
-  ok(t, s, capi::Ibcast(buf.data(), 10 / bk.sig, bk.type, arg, x.comm, &r), "Ibcast");
-  complete(t, s, r, "Ibcast " + at);
-  if (arg == MPI_ROOT) {
-    report(t, x, buf, lay(vec, values(step, root_rank, 10)), "ibcast root " + at);
-  } else if (arg >= 0) {
-    report(t, x, buf, values(step, root_rank, 10), "ibcast " + at);
+  if (kEndpoints || printed) {
+    ok(t, s, capi::Ibcast(buf.data(), 10 / bk.sig, bk.type, arg, x.comm, &r), "Ibcast");
+    complete(t, s, r, "Ibcast " + at);
+    if (arg == MPI_ROOT) {
+      same(t, s, buf, lay(vec, values(step, root_rank, 10)), "ibcast root " + at);
+    } else if (arg >= 0) {
+      same(t, s, buf, values(step, root_rank, 10), "ibcast " + at);
+    }
+    if (printed && arg != MPI_PROC_NULL) t.out("{} ibcast {} {}", x.name, at, digest(buf));
   }
 
   // Igather: 4 ints from each of the other group; Igatherv: uneven.

@@ -116,6 +116,22 @@ inline constexpr bool kInPlaceIalltoallvWithIdleRankHangs = kOmpiMajor == 4;
 /// address 0, frame 1 PMPI_Iexscan), under MPI_ERRORS_RETURN.
 inline constexpr bool kIexscanOnIntercommCrashes = kOmpiMajor == 4;
 
+/// MPI_Ireduce_scatter_block with a non-commutative user op on a resized
+/// datatype (4 ints in a slot of 5) returns wrong elements and corrupts the
+/// heap ("malloc(): corrupted top size"). Measured on MPICH 4.0.2 by
+/// coll.nonblocking's reference on 4 processes (one matrix a rank); the
+/// blocking MPI_Reduce_scatter_block is right (harness/polite_mpi.cpp keeps
+/// it blocking for this reason). Open MPI 4.1.4 is right.
+inline constexpr bool kIreduceScatterBlockNoncommutativeWrong = kMpich;
+
+/// MPI_Ibcast on an inter-communicator from a root other than rank 0 of its
+/// group delivers nothing: the other group's buffers stay as they were.
+/// Measured on MPICH 4.0.2 with a 25-line C program (4 processes, groups of
+/// even and odd ranks, root rank 1 of the even group: the odd ranks keep
+/// -1); the blocking MPI_Bcast of the same program, and Open MPI 4.1.4's
+/// MPI_Ibcast, deliver the data.
+inline constexpr bool kIbcastIntercommNonzeroRootLost = kMpich;
+
 /// Data put into an MPI_Win_allocate window whose size is not a multiple of
 /// 16 bytes lands in the wrong place (40, 56, 72 and 4104 B wrong; 48, 64
 /// and 4096 right), on 2 and 4 processes, and MPI_WIN_BASE is not the
