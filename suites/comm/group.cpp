@@ -3,7 +3,8 @@
 // communicator's group, translated and compared across the communicator,
 // its dup, its splits and an inter-communicator's local and remote groups
 // (identities carry over, as MPI processes do);
-// Comm_create with one group and with disjoint groups; Comm_create_group
+// Comm_create with one group and with disjoint groups, and of an
+// inter-communicator; Comm_create_group
 // by two disjoint halves at once with one tag (in the uneven layouts one
 // process hosts members of both, and a process hosts no member of one);
 // and a ring Sendrecv and an Allreduce on every communicator made. Every
@@ -317,6 +318,82 @@ void create_group(Context& t) {
   release(t, &world);
 }
 
+// Comm_create of an inter-communicator between the even and the odd ranks:
+// each group names a part of itself (the even side its even local ranks,
+// reversed where the reference allows; the odd side all but its local rank 0), and the parts make
+// an inter-communicator; then the odd side names no one, and everybody gets COMM_NULL.
+void create_inter(Context& t) {
+  if (t.size() < 2) return;
+  const int side = t.rank() % 2;
+  api::Comm half = api::COMM_NULL;
+  t.check_rc(api::Comm_split(t.comm(), side, 0, &half), "Comm_split");
+  api::Comm inter = api::COMM_NULL;
+  t.check_rc(api::Intercomm_create(half, 0, t.comm(), 1 - side, 11, &inter), "Intercomm_create");
+  api::Group world = api::GROUP_NULL;
+  api::Group local = api::GROUP_NULL;
+  t.check_rc(api::Comm_group(t.comm(), &world), "Comm_group");
+  t.check_rc(api::Comm_group(inter, &local), "Comm_group");
+  int local_size = 0;
+  int local_rank = -1;
+  t.check_rc(api::Comm_size(half, &local_size), "Comm_size");
+  t.check_rc(api::Comm_rank(half, &local_rank), "Comm_rank");
+  std::vector<int> part;
+  if (side == 0) {
+    for (int r = local_size - 1; r >= 0; --r)
+      if (r % 2 == 0) part.push_back(r);
+    if (reference::kInterCreateReorderedHangs) std::reverse(part.begin(), part.end());
+  } else {
+    for (int r = 1; r < local_size; ++r) part.push_back(r);
+  }
+  for (const bool empty_odd : {false, true}) {
+    api::Group g = api::GROUP_EMPTY;
+    if (!(empty_odd && side == 1) && !part.empty()) {
+      t.check_rc(api::Group_incl(local, static_cast<int>(part.size()), part.data(), &g),
+                 "Group_incl");
+    }
+    api::Comm c = api::COMM_NULL;
+    t.check_rc(api::Comm_create(inter, g, &c), "Comm_create");
+    const bool in = std::find(part.begin(), part.end(), local_rank) != part.end();
+    // Both parts must be there for an inter-communicator to exist.
+    int remote_count = 0;
+    t.check_rc(api::Comm_remote_size(inter, &remote_count), "Comm_remote_size");
+    const int odd_count = side == 1 ? local_size : remote_count;
+    const bool expected = in && !empty_odd && odd_count > 1;
+    t.check((c != api::COMM_NULL) == expected,
+            "create inter: a communicator exactly for the parts");
+    if (c == api::COMM_NULL) {
+      t.out("create inter{}: COMM_NULL", empty_odd ? " (odd side empty)" : "");
+    } else {
+      int flag = 0;
+      int size = 0;
+      int remote_size = 0;
+      int rank = -1;
+      t.check_rc(api::Comm_test_inter(c, &flag), "Comm_test_inter");
+      t.check_rc(api::Comm_size(c, &size), "Comm_size");
+      t.check_rc(api::Comm_remote_size(c, &remote_size), "Comm_remote_size");
+      t.check_rc(api::Comm_rank(c, &rank), "Comm_rank");
+      t.expect_eq(rank,
+                  static_cast<int>(std::find(part.begin(), part.end(), local_rank) - part.begin()),
+                  "create inter: rank is the rank in the group");
+      api::Group remote = api::GROUP_NULL;
+      t.check_rc(api::Comm_remote_group(c, &remote), "Comm_remote_group");
+      // Each group receives the sum of the other group's world ranks.
+      const int id = t.rank();
+      int sum = -1;
+      t.check_rc(api::Allreduce(&id, &sum, 1, MPI_INT, MPI_SUM, c), "Allreduce");
+      t.out("create inter: inter {}, rank {} of {}, remote {} ({}), Allreduce {}", flag, rank, size,
+            remote_size, show(t, remote, world), sum);
+      release(t, &remote);
+      t.check_rc(api::Comm_free(&c), "Comm_free");
+    }
+    release(t, &g);
+  }
+  release(t, &local);
+  release(t, &world);
+  t.check_rc(api::Comm_free(&inter), "Comm_free");
+  t.check_rc(api::Comm_free(&half), "Comm_free");
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -328,4 +405,5 @@ void eptest::run(Context& t) {
   for (int round = 0; round < 3; ++round)
     create(t, static_cast<std::uint64_t>(seed) * 77 + static_cast<std::uint64_t>(round));
   create_group(t);
+  create_inter(t);
 }

@@ -184,4 +184,11 @@ inline constexpr bool kPackOverflowUnchecked = kMpich;
 /// Open MPI 4.1.4 gives what libep gives.
 inline constexpr bool kAlltoallwInPlaceTypesAbort = kMpich;
 
+/// MPI_Comm_create of an inter-communicator with a group in another order
+/// than the local group's makes an inter-communicator whose MPI_Allreduce
+/// never completes on that side. Measured on Open MPI 4.1.4 (6 processes,
+/// even and odd ranks, the even side's part {2, 0} of its local ranks; in
+/// ascending order it works; MPICH 4.0.2 works either way).
+inline constexpr bool kInterCreateReorderedHangs = kOmpiMajor == 4;
+
 }  // namespace eptest::reference

@@ -65,8 +65,9 @@ int Group_free(Group* group);
 /// same group, or (as MPI-3 allows) each passes one of several disjoint
 /// groups, the one it belongs to or any one it does not. A group holding an
 /// endpoint that is not in `comm` is MPI_ERR_GROUP (after taking part, so
-/// that the others do not wait). Inter-communicators are not supported
-/// (MPI_ERR_COMM).
+/// that the others do not wait). On an inter-communicator each group passes
+/// a part of itself (MPI_ERR_GROUP for a remote endpoint), and the two parts
+/// form an inter-communicator; COMM_NULL everywhere when either is empty.
 /// \note Collective over all endpoints of `comm`.
 int Comm_create(Comm comm, Group group, Comm* newcomm);
 

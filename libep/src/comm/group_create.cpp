@@ -171,10 +171,6 @@ int Comm_create(Comm comm, Group group, Comm* newcomm) {
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
   const CommShared& shared = *e->shared;
-  if (shared.inter) {
-    return detail::raise(e, MPI_ERR_COMM, fn,
-                         "Comm_create of an inter-communicator is not supported");
-  }
   // A bad group is this endpoint's own error, but the others are already on
   // their way into the split: take part with MPI_UNDEFINED, then report it.
   const GroupImpl* g = valid_group(group);
@@ -183,9 +179,24 @@ int Comm_create(Comm comm, Group group, Comm* newcomm) {
   int key = 0;
   std::vector<int> ranks;
   if (g && ranks_in_comm(shared, g->members, &ranks, &problem)) {
+    // On an inter-communicator each group names a part of itself, and the
+    // parts make one inter-communicator (MPI 4.0 7.4.2): the split of the
+    // inter-communicator by one color, which gives COMM_NULL everywhere
+    // when either part is empty.
+    if (shared.inter) {
+      const auto& local = shared.members(e->group);
+      for (std::size_t i = 0; i < ranks.size() && problem.empty(); ++i) {
+        if (std::find(local.begin(), local.end(), ranks[i]) == local.end()) {
+          problem = fmt::format(
+              "rank {} of the group is not in this endpoint's group of the "
+              "inter-communicator",
+              i);
+        }
+      }
+    }
     const int mine = detail::rank_in(g->members, e->identity);
-    if (mine >= 0) {
-      color = ranks.front();
+    if (problem.empty() && mine >= 0) {
+      color = shared.inter ? 0 : ranks.front();
       key = mine;
     }
   }
