@@ -91,6 +91,78 @@ inline int Comm_size(Comm c, int* s) { return MPI_Comm_size(c, s); }
 inline int Comm_remote_size(Comm c, int* s) { return MPI_Comm_remote_size(c, s); }
 inline const Comm COMM_NULL = MPI_COMM_NULL;
 inline int Comm_set_errhandler(Comm c, MPI_Errhandler h) { return MPI_Comm_set_errhandler(c, h); }
+// The non-blocking collectives and the completion calls they need.
+using Request = MPI_Request;
+inline const Request REQUEST_NULL = MPI_REQUEST_NULL;
+inline int Wait(Request* r, MPI_Status* s) { return MPI_Wait(r, s); }
+inline int Test(Request* r, int* flag, MPI_Status* s) { return MPI_Test(r, flag, s); }
+inline int Waitall(int n, Request r[], MPI_Status s[]) { return MPI_Waitall(n, r, s); }
+inline int Testall(int n, Request r[], int* flag, MPI_Status s[]) {
+  return MPI_Testall(n, r, flag, s);
+}
+inline int Ibarrier(Comm c, Request* r) { return MPI_Ibarrier(c, r); }
+inline int Ibcast(void* b, int n, MPI_Datatype t, int root, Comm c, Request* r) {
+  return MPI_Ibcast(b, n, t, root, c, r);
+}
+inline int Igather(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, MPI_Datatype rt,
+                   int root, Comm c, Request* r) {
+  return MPI_Igather(sb, sn, st, rb, rn, rt, root, c, r);
+}
+inline int Igatherv(const void* sb, int sn, MPI_Datatype st, void* rb, const int rn[],
+                    const int d[], MPI_Datatype rt, int root, Comm c, Request* r) {
+  return MPI_Igatherv(sb, sn, st, rb, rn, d, rt, root, c, r);
+}
+inline int Iscatter(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, MPI_Datatype rt,
+                    int root, Comm c, Request* r) {
+  return MPI_Iscatter(sb, sn, st, rb, rn, rt, root, c, r);
+}
+inline int Iscatterv(const void* sb, const int sn[], const int d[], MPI_Datatype st, void* rb,
+                     int rn, MPI_Datatype rt, int root, Comm c, Request* r) {
+  return MPI_Iscatterv(sb, sn, d, st, rb, rn, rt, root, c, r);
+}
+inline int Iallgather(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, MPI_Datatype rt,
+                      Comm c, Request* r) {
+  return MPI_Iallgather(sb, sn, st, rb, rn, rt, c, r);
+}
+inline int Iallgatherv(const void* sb, int sn, MPI_Datatype st, void* rb, const int rn[],
+                       const int d[], MPI_Datatype rt, Comm c, Request* r) {
+  return MPI_Iallgatherv(sb, sn, st, rb, rn, d, rt, c, r);
+}
+inline int Ialltoall(const void* sb, int sn, MPI_Datatype st, void* rb, int rn, MPI_Datatype rt,
+                     Comm c, Request* r) {
+  return MPI_Ialltoall(sb, sn, st, rb, rn, rt, c, r);
+}
+inline int Ialltoallv(const void* sb, const int sn[], const int sd[], MPI_Datatype st, void* rb,
+                      const int rn[], const int rd[], MPI_Datatype rt, Comm c, Request* r) {
+  return MPI_Ialltoallv(sb, sn, sd, st, rb, rn, rd, rt, c, r);
+}
+inline int Ialltoallw(const void* sb, const int sn[], const int sd[], const MPI_Datatype st[],
+                      void* rb, const int rn[], const int rd[], const MPI_Datatype rt[], Comm c,
+                      Request* r) {
+  return MPI_Ialltoallw(sb, sn, sd, st, rb, rn, rd, rt, c, r);
+}
+inline int Ireduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int root, Comm c,
+                   Request* r) {
+  return MPI_Ireduce(sb, rb, n, t, op, root, c, r);
+}
+inline int Iallreduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c,
+                      Request* r) {
+  return MPI_Iallreduce(sb, rb, n, t, op, c, r);
+}
+inline int Ireduce_scatter(const void* sb, void* rb, const int rn[], MPI_Datatype t, MPI_Op op,
+                           Comm c, Request* r) {
+  return MPI_Ireduce_scatter(sb, rb, rn, t, op, c, r);
+}
+inline int Ireduce_scatter_block(const void* sb, void* rb, int rn, MPI_Datatype t, MPI_Op op,
+                                 Comm c, Request* r) {
+  return MPI_Ireduce_scatter_block(sb, rb, rn, t, op, c, r);
+}
+inline int Iscan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c, Request* r) {
+  return MPI_Iscan(sb, rb, n, t, op, c, r);
+}
+inline int Iexscan(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c, Request* r) {
+  return MPI_Iexscan(sb, rb, n, t, op, c, r);
+}
 }  // namespace eptest::coll_shim
 namespace capi = ::eptest::coll_shim;
 #endif

@@ -100,6 +100,38 @@ inline constexpr bool kWinCreateOnOneProcessFails = kOmpiMajor == 4;
 /// is set up) works.
 inline constexpr bool kWindowsOfDisjointCommsCollide = kOmpiMajor == 4;
 
+/// After an MPI_Ialltoallv with MPI_IN_PLACE in which one process exchanges
+/// nothing (all its counts 0), a later non-blocking collective on the
+/// communicator never completes on some processes. Measured on Open MPI
+/// 4.1.4 with a 20-line C program on 3 processes (ranks 0 and 2 exchange 6
+/// ints, rank 1 none, MPI_Wait; then MPI_Iexscan of one int: rank 0
+/// completes it, ranks 1 and 2 wait forever), and by coll.nonblocking's
+/// reference on 3 processes; MPICH 4.0.2 runs the same program to the end.
+inline constexpr bool kInPlaceIalltoallvWithIdleRankHangs = kOmpiMajor == 4;
+
+/// MPI_Iexscan on an inter-communicator crashes (a call through a null
+/// pointer inside PMPI_Iexscan) instead of returning MPI_ERR_COMM, which
+/// MPI_Iscan returns there. Measured on Open MPI 4.1.4 by
+/// coll.nonblocking_inter's reference on 3 processes (gdb: frame 0 at
+/// address 0, frame 1 PMPI_Iexscan), under MPI_ERRORS_RETURN.
+inline constexpr bool kIexscanOnIntercommCrashes = kOmpiMajor == 4;
+
+/// MPI_Ireduce_scatter_block with a non-commutative user op on a resized
+/// datatype (4 ints in a slot of 5) returns wrong elements and corrupts the
+/// heap ("malloc(): corrupted top size"). Measured on MPICH 4.0.2 by
+/// coll.nonblocking's reference on 4 processes (one matrix a rank); the
+/// blocking MPI_Reduce_scatter_block is right (harness/polite_mpi.cpp keeps
+/// it blocking for this reason). Open MPI 4.1.4 is right.
+inline constexpr bool kIreduceScatterBlockNoncommutativeWrong = kMpich;
+
+/// MPI_Ibcast on an inter-communicator from a root other than rank 0 of its
+/// group delivers nothing: the other group's buffers stay as they were.
+/// Measured on MPICH 4.0.2 with a 25-line C program (4 processes, groups of
+/// even and odd ranks, root rank 1 of the even group: the odd ranks keep
+/// -1); the blocking MPI_Bcast of the same program, and Open MPI 4.1.4's
+/// MPI_Ibcast, deliver the data.
+inline constexpr bool kIbcastIntercommNonzeroRootLost = kMpich;
+
 /// Data put into an MPI_Win_allocate window whose size is not a multiple of
 /// 16 bytes lands in the wrong place (40, 56, 72 and 4104 B wrong; 48, 64
 /// and 4096 right), on 2 and 4 processes, and MPI_WIN_BASE is not the
