@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace eptest::coll {
 
 namespace {
@@ -80,6 +82,23 @@ bool same(Context& t, const Sub& s, const std::vector<int>& got, const std::vect
     }
   }
   return true;
+}
+
+Inter make_inter(Context& t, const std::string& kind, int tag) {
+  Inter x;
+  x.name = kind;
+  std::vector<int> members[2];
+  for (int r = 0; r < t.size(); ++r) {
+    members[kind == "parity" ? r % 2 : (r < t.size() / 2 ? 0 : 1)].push_back(r);
+  }
+  x.group = std::count(members[0].begin(), members[0].end(), t.rank()) ? 0 : 1;
+  x.mine = members[x.group];
+  x.other = members[1 - x.group];
+  x.rank = static_cast<int>(std::find(x.mine.begin(), x.mine.end(), t.rank()) - x.mine.begin());
+  t.check_rc(capi::Comm_split(t.comm(), x.group, t.rank(), &x.local), "Comm_split");
+  t.check_rc(capi::Intercomm_create(x.local, 0, t.comm(), x.other[0], tag, &x.comm),
+             "Intercomm_create");
+  return x;
 }
 
 }  // namespace eptest::coll

@@ -209,4 +209,23 @@ bool ok(Context& t, const Sub& s, int rc, const std::string& call);
 bool same(Context& t, const Sub& s, const std::vector<int>& got, const std::vector<int>& want,
           const std::string& what);
 
+/// An inter-communicator between two groups of the test's ranks, whose
+/// members are known by their ranks in the test's communicator.
+struct Inter {
+  capi::Comm comm{};
+  capi::Comm local{};
+  std::string name;
+  int group = 0;
+  int rank = 0;            // in its group
+  std::vector<int> mine;   // the test ranks of the local group, by rank
+  std::vector<int> other;  // ... and of the remote group
+  int me() const { return mine[static_cast<std::size_t>(rank)]; }
+  int remote() const { return static_cast<int>(other.size()); }
+  Sub sub() const { return {comm, name, rank, static_cast<int>(mine.size())}; }
+};
+
+/// The groups of `kind`: "parity" (even and odd ranks) or halves (lower and
+/// upper); `tag` for Intercomm_create. Collective over the test's ranks.
+Inter make_inter(Context& t, const std::string& kind, int tag);
+
 }  // namespace eptest::coll

@@ -25,38 +25,6 @@ using namespace eptest::coll;
 
 constexpr int kModulus = 1009;
 
-// An inter-communicator between two groups of the test's ranks, whose
-// members are known by their ranks in the test's communicator.
-struct Inter {
-  capi::Comm comm{};
-  capi::Comm local{};
-  std::string name;
-  int group = 0;
-  int rank = 0;            // in its group
-  std::vector<int> mine;   // the test ranks of the local group, by rank
-  std::vector<int> other;  // ... and of the remote group
-  int me() const { return mine[static_cast<std::size_t>(rank)]; }
-  int remote() const { return static_cast<int>(other.size()); }
-  Sub sub() const { return {comm, name, rank, static_cast<int>(mine.size())}; }
-};
-
-Inter make_inter(Context& t, const std::string& kind, int tag) {
-  Inter x;
-  x.name = kind;
-  std::vector<int> members[2];
-  for (int r = 0; r < t.size(); ++r) {
-    members[kind == "parity" ? r % 2 : (r < t.size() / 2 ? 0 : 1)].push_back(r);
-  }
-  x.group = std::count(members[0].begin(), members[0].end(), t.rank()) ? 0 : 1;
-  x.mine = members[x.group];
-  x.other = members[1 - x.group];
-  x.rank = static_cast<int>(std::find(x.mine.begin(), x.mine.end(), t.rank()) - x.mine.begin());
-  t.check_rc(capi::Comm_split(t.comm(), x.group, t.rank(), &x.local), "Comm_split");
-  t.check_rc(capi::Intercomm_create(x.local, 0, t.comm(), x.other[0], tag, &x.comm),
-             "Intercomm_create");
-  return x;
-}
-
 // The root argument of a rooted collective whose root is rank `root` of
 // group `root_group`.
 int root_arg(const Inter& x, int root_group, int root) {

@@ -22,39 +22,6 @@ using namespace eptest;
 using namespace eptest::coll;
 using namespace eptest::coll::nb;
 
-// An inter-communicator between two groups of the test's ranks, whose
-// members are known by their ranks in the test's communicator.
-struct Inter {
-  capi::Comm comm{};
-  capi::Comm local{};
-  std::string name;
-  int group = 0;
-  int rank = 0;            // in its group
-  std::vector<int> mine;   // the test ranks of the local group, by rank
-  std::vector<int> other;  // ... and of the remote group
-  int me() const { return mine[static_cast<std::size_t>(rank)]; }
-  int remote() const { return static_cast<int>(other.size()); }
-  Sub sub() const { return {comm, name, rank, static_cast<int>(mine.size())}; }
-};
-
-Inter make_inter(Context& t, const std::string& kind, int tag) {
-  Inter x;
-  x.name = kind;
-  std::vector<int> members[2];
-  for (int r = 0; r < t.size(); ++r) {
-    members[kind == "parity" ? r % 2 : (r < t.size() / 2 ? 0 : 1)].push_back(r);
-  }
-  x.group = std::count(members[0].begin(), members[0].end(), t.rank()) ? 0 : 1;
-  x.mine = members[x.group];
-  x.other = members[1 - x.group];
-  x.rank = static_cast<int>(std::find(x.mine.begin(), x.mine.end(), t.rank()) - x.mine.begin());
-  t.check_rc(capi::Comm_split(t.comm(), x.group, t.rank(), &x.local), "Comm_split");
-  t.check_rc(capi::Intercomm_create(x.local, 0, t.comm(), x.other[0], tag, &x.comm),
-             "Intercomm_create");
-  t.check_rc(capi::Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN), "Comm_set_errhandler");
-  return x;
-}
-
 void report(Context& t, const Inter& x, const std::vector<int>& got, const std::vector<int>& want,
             const std::string& what) {
   same(t, x.sub(), got, want, what);
@@ -409,6 +376,7 @@ void eptest::run(Context& t) {
   int tag = 80;
   for (const char* kind : {"parity", "halves"}) {
     Inter x = make_inter(t, kind, tag++);
+    t.check_rc(capi::Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN), "Comm_set_errhandler");
     int step = 200;
     for (int root_group = 0; root_group < 2; ++root_group) {
       const int size = static_cast<int>(root_group == x.group ? x.mine.size() : x.other.size());
