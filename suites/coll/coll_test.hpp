@@ -6,6 +6,7 @@
 // the plain-MPI one (the harness's mpi_shim covers point-to-point only).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -227,5 +228,18 @@ struct Inter {
 /// The groups of `kind`: "parity" (even and odd ranks) or halves (lower and
 /// upper); `tag` for Intercomm_create. Collective over the test's ranks.
 Inter make_inter(Context& t, const std::string& kind, int tag);
+
+/// The product of 2x2 integer matrices modulo 1009: associative, not
+/// commutative, so that only a reduction in rank order is right.
+inline constexpr int kModulus = 1009;
+using Mat = std::array<int, 4>;  // [a b; c d]
+inline Mat mul(const Mat& x, const Mat& y) {
+  return {(x[0] * y[0] + x[1] * y[2]) % kModulus, (x[0] * y[1] + x[1] * y[3]) % kModulus,
+          (x[2] * y[0] + x[3] * y[2]) % kModulus, (x[2] * y[1] + x[3] * y[3]) % kModulus};
+}
+/// Element i of rank r's matrices in test step `step`.
+inline Mat matrix(int step, int rank, int i) {
+  return {(rank + i + step) % 3 + 1, (rank * 2 + i) % 5, (i * 3 + rank + step) % 4, 1 + rank % 2};
+}
 
 }  // namespace eptest::coll

@@ -337,20 +337,6 @@ void reductions(Context& t, const Sub& s, int size, int root, int step, bool in_
   }
 }
 
-// The product of 2x2 integer matrices modulo 1009: associative, not
-// commutative, so that only a reduction in rank order is right.
-constexpr int kModulus = 1009;
-using Mat = std::array<int, 4>;  // [a b; c d]
-
-Mat mul(const Mat& x, const Mat& y) {
-  return {(x[0] * y[0] + x[1] * y[2]) % kModulus, (x[0] * y[1] + x[1] * y[3]) % kModulus,
-          (x[2] * y[0] + x[3] * y[2]) % kModulus, (x[2] * y[1] + x[3] * y[3]) % kModulus};
-}
-
-Mat matrix(int step, int rank, int i) {
-  return {(rank + i + step) % 3 + 1, (rank * 2 + i) % 5, (i * 3 + rank + step) % 4, 1 + rank % 2};
-}
-
 // inout[k] = in[k] * inout[k]: `in` holds the lower ranks' product. The
 // elements are 4 ints in a slot of 5 (the fifth must stay untouched).
 void multiply(void* in, void* inout, int* len, MPI_Datatype*) {

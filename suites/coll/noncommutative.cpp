@@ -17,20 +17,8 @@ namespace {
 using namespace eptest;
 using namespace eptest::coll;
 
-constexpr int kModulus = 1009;
 constexpr int kPad = -9;
 constexpr int kLarge = 6000;  // 96 KB of matrices: endpoints share the work
-
-using Mat = std::array<int, 4>;  // [a b; c d]
-
-Mat mul(const Mat& x, const Mat& y) {
-  return {(x[0] * y[0] + x[1] * y[2]) % kModulus, (x[0] * y[1] + x[1] * y[3]) % kModulus,
-          (x[2] * y[0] + x[3] * y[2]) % kModulus, (x[2] * y[1] + x[3] * y[3]) % kModulus};
-}
-
-Mat matrix(int step, int rank, int i) {
-  return {(rank + i + step) % 3 + 1, (rank * 2 + i) % 5, (i * 3 + rank + step) % 4, 1 + rank % 2};
-}
 
 // inout[k] = in[k] * inout[k]: `in` holds the lower ranks' product.
 void multiply(void* in, void* inout, int* len, MPI_Datatype* type) {

@@ -268,11 +268,7 @@ void CommReport::add_latency(std::int64_t bytes, std::int64_t iterations,
 }
 
 int CommReport::finish() {
-  if (validation_errors_ == 0) return session_.end_run(0);
-  if (writer_)
-    fmt::print(stderr, "{}: --validate: {} wrong rank(s), size(s) or payload(s)\n",
-               tools::program_name(), validation_errors_);
-  return session_.end_run(exit_failed);
+  return session_.end_validated_run(validation_errors_, "wrong rank(s), size(s) or payload(s)");
 }
 
 nlohmann::ordered_json describe_comm_run(const std::string& subcommand, const CommLayout& l,

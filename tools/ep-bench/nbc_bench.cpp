@@ -203,11 +203,7 @@ void NbcReport::add(std::int64_t bytes, const NbcTimes& times) {
 }
 
 int NbcReport::finish() {
-  if (validation_errors_ == 0) return session_.end_run(0);
-  if (writer_)
-    fmt::print(stderr, "{}: --validate: {} result buffer(s) with wrong contents\n",
-               tools::program_name(), validation_errors_);
-  return session_.end_run(exit_failed);
+  return session_.end_validated_run(validation_errors_, "result buffer(s) with wrong contents");
 }
 
 // --- running ---------------------------------------------------------------------

@@ -196,6 +196,12 @@ int Session::end_run(int status) {
   return status == 0 && write_failed_ ? exit_failed : status;
 }
 
+int Session::end_validated_run(std::int64_t wrong, const char* what) {
+  if (wrong == 0) return end_run(0);
+  if (writer_) fmt::print(stderr, "{}: --validate: {} {}\n", tools::program_name(), wrong, what);
+  return end_run(exit_failed);
+}
+
 void Session::finish() {
   watchdog_->unwatch();
   if (!writer_ || finished_) return;

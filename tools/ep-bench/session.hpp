@@ -25,6 +25,7 @@
 //   return session->end_run(status);
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -87,6 +88,10 @@ class Session {
   /// Ends the run; on its own, also finishes the session. Returns `status`,
   /// or on the writer exit_failed when an output file could not be written.
   int end_run(int status);
+  /// end_run for a run that validated its results: exit_failed when
+  /// `wrong` results were wrong (said on the writer: "--validate: <wrong>
+  /// <what>"), else end_run(0).
+  int end_validated_run(std::int64_t wrong, const char* what);
 
   // --- suites (ep-bench run) -----------------------------------------------
 
