@@ -55,7 +55,7 @@ void eptest::run(Context& t) {
     t.out("one rank: nothing to exchange");
     return;
   }
-  const int count = t.params().get_int("messages", 2000);
+  const int count = t.params().get_int("messages", 5000);
   const int posters = paired(size) / 2;
 
   if (rank % 2 == 0 && rank < paired(size)) {
