@@ -304,7 +304,7 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
   }
   for (auto& endpoint : shared->endpoints) {
     const auto c = static_cast<std::size_t>(shared->tags.channel_of(endpoint->local));
-    if (on_channel[c] > 1) endpoint->lane = &shared->lanes[c].lock;
+    if (on_channel[c] > 1) endpoint->lane = &shared->lanes[c];
   }
   shared->live.store(local_count);
   *out = shared.release();

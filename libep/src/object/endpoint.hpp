@@ -37,6 +37,23 @@ struct CommShared;
 // includes that header.
 class LocalTeam;
 
+/// The lane of an inbox channel that several endpoints of a process receive
+/// on (CommShared::lanes). A drain (taking messages off the inbox with
+/// MPI_Improbe and handing each to its endpoint) holds `lock` and sets
+/// `draining` for its whole length. A receive posted in MPI must not miss a
+/// message a drain took off MPI before the post but has not queued yet: an
+/// endpoint announces each post (Endpoint::posting) and posts only while no
+/// drain runs, and a drain, once it has set `draining`, waits until no
+/// endpoint of the channel is posting before it takes anything. So each
+/// post either precedes every message a concurrent drain takes, or sees
+/// `draining` and takes the lock (p2p/engine.cpp). Posting thus writes only
+/// its own endpoint, and endpoints that only post never share a written
+/// cache line.
+struct alignas(64) Lane {
+  SpinLock lock;
+  std::atomic<bool> draining{false};
+};
+
 /// Posted receives and unexpected messages of one endpoint, in order.
 /// It has a cache line of its own: other threads write it on every delivery,
 /// and the endpoint's read-mostly fields must not bounce along with it.
@@ -76,12 +93,15 @@ struct Endpoint {
   std::vector<RequestImpl*> inbox_receives;
   // Messages of other processes in match.unexpected. Changed under the match
   // lock and, when the endpoint shares its channel with others of the
-  // process, under the channel's lane too, where the owner reads it before
-  // posting a receive in MPI (p2p/engine.cpp).
+  // process, by a drain (Lane); the owner reads it before posting a receive
+  // in MPI (p2p/engine.cpp).
   std::atomic<int> remote_unexpected{0};
-  // The lock of the channel this endpoint receives on, when other endpoints
+  // The lane of the channel this endpoint receives on, when other endpoints
   // of the process receive on it too (CommShared::lanes); nullptr otherwise.
-  SpinLock* lane = nullptr;
+  Lane* lane = nullptr;
+  // Set by the owner while it posts a receive in MPI without the lane's
+  // lock; a drain on the lane waits until it is clear (Lane).
+  std::atomic<bool> posting{false};
   // Bulk messages this endpoint has sent: the next one's number.
   std::uint32_t bulk_sent = 0;
   // Inbox buffers of completed requests, for the next ones (p2p/
@@ -179,14 +199,10 @@ struct CommShared {
   // bulk[c] carries the data of the messages to those endpoints that do not
   // travel in their inbox message (p2p/transport_mpi.hpp).
   std::vector<MPI_Comm> bulk;
-  // One lock per channel, for the channels that several endpoints of this
-  // process receive on: whoever takes messages off the inbox holds it until
-  // each has reached its endpoint, and an endpoint posting a receive in MPI
-  // holds it while it looks at what was taken off for it and posts. So no
-  // message taken off MPI before a receive was posted can be missed by it.
-  struct alignas(64) Lane {
-    SpinLock lock;
-  };
+  // One lane per channel, for the channels that several endpoints of this
+  // process receive on (Lane): no message taken off MPI before a receive was
+  // posted in MPI can be missed by it.
+  using Lane = detail::Lane;
   std::unique_ptr<Lane[]> lanes;
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank

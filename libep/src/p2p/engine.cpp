@@ -1,5 +1,6 @@
 #include "p2p/engine.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/backoff.hpp"
@@ -123,23 +124,62 @@ void arrive(Endpoint* endpoint, Incoming* message) {
   if (r) deliver(message, r, /*blocking=*/false);
 }
 
-// Holds an endpoint's lane (Endpoint::lane), if it has one, until unlock()
-// or the end of the scope.
+// Holds the lock of an endpoint's lane (Endpoint::lane), if it has one,
+// until unlock() or the end of the scope.
 class LaneGuard {
  public:
-  explicit LaneGuard(SpinLock* lane) : lane_(lane) {
-    if (lane_) lane_->lock();
+  explicit LaneGuard(Lane* lane) : lane_(lane) {
+    if (lane_) lane_->lock.lock();
   }
   LaneGuard(const LaneGuard&) = delete;
   LaneGuard& operator=(const LaneGuard&) = delete;
   ~LaneGuard() { unlock(); }
   void unlock() {
-    if (lane_) lane_->unlock();
+    if (lane_) lane_->lock.unlock();
     lane_ = nullptr;
   }
 
  private:
-  SpinLock* lane_;
+  Lane* lane_;
+};
+
+// A drain of the channel of `endpoint`, for the length of the scope: holds
+// its lane's lock, says it is draining, and waits until no endpoint of the
+// channel is posting a receive in MPI without the lock (object/endpoint.hpp,
+// Lane). Every post that started before then has reached MPI before this
+// drain takes a message; every later one sees `draining` and waits for the
+// lock. Sequentially consistent on both sides: each side writes its flag
+// and then reads the other's, so at least one of them sees the other.
+class DrainGuard {
+ public:
+  explicit DrainGuard(Endpoint* endpoint) : lane_(endpoint->lane) {
+    if (!lane_) return;
+    lane_->lock.lock();
+    lane_->draining.store(true, std::memory_order_seq_cst);
+    const CommShared& shared = *endpoint->shared;
+    const int per_channel = shared.tags.per_channel();
+    const auto first =
+        static_cast<std::size_t>(shared.tags.channel_of(endpoint->local) * per_channel);
+    const std::size_t end =
+        std::min(shared.endpoints.size(), first + static_cast<std::size_t>(per_channel));
+    for (std::size_t i = first; i < end; ++i) {
+      const Endpoint* other = shared.endpoints[i].get();
+      if (!other->posting.load(std::memory_order_seq_cst)) continue;
+      Backoff backoff;
+      while (other->posting.load(std::memory_order_acquire)) backoff.pause();
+    }
+  }
+  DrainGuard(const DrainGuard&) = delete;
+  DrainGuard& operator=(const DrainGuard&) = delete;
+  ~DrainGuard() {
+    if (!lane_) return;
+    // Release: a poster that sees the drain over sees what it queued.
+    lane_->draining.store(false, std::memory_order_release);
+    lane_->lock.unlock();
+  }
+
+ private:
+  Lane* lane_;
 };
 
 // Takes every message of other processes on the channel of `endpoint` off
@@ -147,7 +187,7 @@ class LaneGuard {
 // has been matched: a waiter need not pay for one more probe that finds
 // nothing. Returns the MPI error code of the transport.
 int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr) {
-  const LaneGuard lane(endpoint->lane);
+  const DrainGuard drain(endpoint);
   for (;;) {
     Incoming* message = nullptr;
     Endpoint* to = nullptr;
@@ -157,6 +197,23 @@ int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr) {
     if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
       return MPI_SUCCESS;
   }
+}
+
+// Posts the receive `r` of an endpoint with a lane in MPI without taking
+// the lane's lock, unless a drain runs or has queued a message of another
+// process for the endpoint (then the caller decides under the lock).
+// Returns whether it posted; *rc is then MPI's return code. The owner alone
+// posts, and it has no receive posted in libep (checked by the caller).
+bool post_beside_drains(Endpoint* endpoint, RequestImpl* r, int* rc) {
+  endpoint->posting.store(true, std::memory_order_seq_cst);
+  // A drain that ended before this load has queued its messages for this
+  // endpoint (it clears `draining` with release order after); a drain that
+  // sets `draining` after it waits until this post has reached MPI.
+  const bool clear = !endpoint->lane->draining.load(std::memory_order_seq_cst) &&
+                     endpoint->remote_unexpected.load(std::memory_order_relaxed) == 0;
+  if (clear) *rc = mpi_post_receive(r);
+  endpoint->posting.store(false, std::memory_order_release);
+  return clear;
 }
 
 }  // namespace
@@ -182,19 +239,22 @@ int start_recv(RequestImpl* r, bool blocking) {
   }
   r->status = empty_status();
   MatchState& m = endpoint->match;
-  // A receive that may go to MPI decides it holding the lane of a channel
-  // that other endpoints of the process share: then nobody is between
-  // taking a message for this endpoint off MPI and queueing it here.
+  // The common case takes no lock: with no message of another process in
+  // the unexpected queue (no other message can match) and no receive posted
+  // in libep (only this thread posts), a receive that names a source in
+  // another process and a tag goes to MPI; beside the drains of its
+  // channel's other endpoints, if it shares the channel.
   const bool named = names_remote_envelope(*r);
-  LaneGuard lane(named ? endpoint->lane : nullptr);
-  // The common case takes no match lock: with no message of another process
-  // in the unexpected queue (no other message can match) and no receive
-  // posted in libep (only this thread posts), a receive that names a source
-  // in another process and a tag goes to MPI.
   if (named && endpoint->remote_unexpected.load(std::memory_order_relaxed) == 0 &&
       m.posted_count.load(std::memory_order_relaxed) == 0) {
-    return mpi_post_receive(r);
+    if (!endpoint->lane) return mpi_post_receive(r);
+    int rc = MPI_SUCCESS;
+    if (post_beside_drains(endpoint, r, &rc)) return rc;
   }
+  // Otherwise a receive that may go to MPI decides it holding the lane's
+  // lock, if it has one: then no drain is between taking a message for
+  // this endpoint off MPI and queueing it here.
+  LaneGuard lane(named ? endpoint->lane : nullptr);
   const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
   // Messages libep already took off MPI arrived before those still inside
   // it, so they are matched first.

@@ -54,17 +54,19 @@ int mpi_send(RequestImpl* s, bool blocking);
 
 /// Posts the receive `r` in MPI itself: its source is one endpoint of
 /// another process and its tag is not a wildcard, and no receive posted
-/// earlier in libep may take its messages (the engine checks, holding the
-/// endpoint's lane if it has one). It is in_mpi then, and mpi_test completes
-/// it. Returns an MPI error code.
+/// earlier in libep may take its messages (the engine checks, and keeps the
+/// drains of the endpoint's lane, if it has one, out of the way: object/
+/// endpoint.hpp, Lane). It is in_mpi then, and mpi_test completes it.
+/// Returns an MPI error code.
 int mpi_post_receive(RequestImpl* r);
 
 /// Takes the next inbox message off the channel `endpoint` receives on, in
 /// MPI's order: an eager Incoming holding the data, or a remote one (a
 /// notice) whose data is still inside MPI, addressed to *to (`endpoint` or
 /// another endpoint of the process on the same channel). *arrival is nullptr
-/// if there is none. The caller holds the channel's lane if it has one
-/// (Endpoint::lane). Never blocks. Returns an MPI error code.
+/// if there is none. The caller drains the channel's lane if it has one
+/// (Endpoint::lane: its lock held, no post under way). Never blocks.
+/// Returns an MPI error code.
 int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to);
 
 /// Receives the data that the notice `message` announced into the receive
