@@ -31,18 +31,12 @@ int pack_blocks(const std::vector<ConstTyped>& blocks, std::vector<std::byte>* o
   return rc;
 }
 
-std::int64_t contribution_bytes(const std::byte* at) {
-  const auto n = static_cast<std::size_t>(word(at, 0));
-  std::int64_t total = static_cast<std::int64_t>((n + 1) * sizeof(std::int64_t));
-  for (std::size_t k = 0; k < n; ++k) total += word(at, k + 1);
-  return total;
-}
+std::int64_t block_count(const std::byte* at) { return word(at, 0); }
 
-Piece piece_of(const Gathered& g, int u, std::size_t j) {
-  const std::byte* at = g.at[static_cast<std::size_t>(u)];
+Piece block_of(const std::byte* at, std::size_t j) {
   const auto n = static_cast<std::size_t>(word(at, 0));
   if (j >= n) return {};
-  std::int64_t skip = static_cast<std::int64_t>((n + 1) * sizeof(std::int64_t));
+  auto skip = static_cast<std::int64_t>(header_bytes(n));
   for (std::size_t k = 0; k < j; ++k) skip += word(at, k + 1);
   return {at + skip, word(at, j + 1)};
 }

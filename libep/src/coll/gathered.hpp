@@ -33,15 +33,25 @@ struct Gathered {
 /// lengths. Returns an MPI error code (the header is written regardless).
 int pack_blocks(const std::vector<ConstTyped>& blocks, std::vector<std::byte>* out);
 
-/// The bytes of a contribution (header included) that starts at `at`.
-std::int64_t contribution_bytes(const std::byte* at);
+/// The bytes of the header of a contribution of `blocks` blocks.
+constexpr std::size_t header_bytes(std::size_t blocks) {
+  return (blocks + 1) * sizeof(std::int64_t);
+}
+
+/// How many blocks the contribution at `at` holds.
+std::int64_t block_count(const std::byte* at);
 
 /// Block j of a contribution; empty when it has none.
 struct Piece {
   const std::byte* data = nullptr;
   std::int64_t length = 0;
 };
-Piece piece_of(const Gathered& g, int u, std::size_t j);
+/// Block j of the contribution at `at`.
+Piece block_of(const std::byte* at, std::size_t j);
+/// Block j of union rank u's contribution.
+inline Piece piece_of(const Gathered& g, int u, std::size_t j) {
+  return block_of(g.at[static_cast<std::size_t>(u)], j);
+}
 
 /// Unpacks a piece, as a receive of `to` would: a longer message is a
 /// truncation (MPI_ERR_TRUNCATE).

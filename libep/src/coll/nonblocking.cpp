@@ -1,5 +1,6 @@
 #include "coll/nonblocking.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -18,12 +19,6 @@ namespace {
 // The tag of the processes' messages on the communicator's MPI
 // communicator (coll/exchange.cpp uses 7, coll/mpi_step.cpp 8 to 10).
 constexpr int kTag = 11;
-
-std::int64_t word(const std::byte* at, std::size_t i) {
-  std::int64_t v = 0;
-  std::memcpy(&v, at + i * sizeof(v), sizeof(v));
-  return v;
-}
 
 }  // namespace
 
@@ -101,18 +96,18 @@ void fail(ProcessCall* call, int rc, const char* step) {
   call->failed_step = step;
 }
 
-// The contributions of process `p`'s endpoints in its message into g.at.
-// Returns whether the message is what the rank map says it holds.
+// The contributions of process `p`'s endpoints in its message (one block
+// each, coll/gathered.hpp) into g.at. Returns whether the message is what
+// the rank map says it holds.
 bool place(const CommShared& shared, int p, const std::vector<std::byte>& message, Gathered* g) {
   const int count = shared.map.count_on(p);
-  const auto header = static_cast<std::size_t>(count + 1) * sizeof(std::int64_t);
-  if (message.size() < header || word(message.data(), 0) != count) return false;
-  std::size_t at = header;
+  const auto n = static_cast<std::size_t>(count);
+  if (message.size() < header_bytes(n) || block_count(message.data()) != count) return false;
+  const std::byte* end = message.data() + message.size();
   for (int l = 0; l < count; ++l) {
-    const std::int64_t length = word(message.data(), static_cast<std::size_t>(l) + 1);
-    if (length < 0 || message.size() - at < static_cast<std::size_t>(length)) return false;
-    g->at[static_cast<std::size_t>(shared.map.rank_of(p, l))] = message.data() + at;
-    at += static_cast<std::size_t>(length);
+    const Piece piece = block_of(message.data(), static_cast<std::size_t>(l));
+    if (piece.length < 0 || end - piece.data < piece.length) return false;
+    g->at[static_cast<std::size_t>(shared.map.rank_of(p, l))] = piece.data;
   }
   return true;
 }
@@ -127,23 +122,21 @@ void send(const CommShared& shared, ProcessCall* call) {
     call->mine.clear();
     return;
   }
-  std::vector<std::int64_t> header{static_cast<std::int64_t>(call->mine.size())};
+  // The endpoints' contributions as the blocks of one (pack_blocks).
+  constexpr TypeLayout kBytes{1, 1, 0, 1};
+  std::vector<ConstTyped> blocks;
   std::size_t total = 0;
   for (const auto& m : call->mine) {
-    header.push_back(static_cast<std::int64_t>(m.size()));
     total += m.size();
+    blocks.push_back(
+        {m.data(), static_cast<int>(std::min<std::size_t>(m.size(), INT_MAX)), MPI_BYTE, kBytes});
   }
-  const std::size_t header_bytes = header.size() * sizeof(std::int64_t);
-  call->message.resize(header_bytes + total);
-  std::memcpy(call->message.data(), header.data(), header_bytes);
-  std::size_t at = header_bytes;
-  for (auto& m : call->mine) {
-    if (!m.empty()) std::memcpy(call->message.data() + at, m.data(), m.size());
-    at += m.size();
-    std::vector<std::byte>().swap(m);
-  }
+  const int pack_rc = pack_blocks(blocks, &call->message);
+  std::vector<std::vector<std::byte>>().swap(call->mine);
   call->sent = true;
-  if (call->message.size() > static_cast<std::size_t>(INT_MAX)) {
+  if (pack_rc != MPI_SUCCESS) fail(call, pack_rc, "packing the process's message");
+  if (total > static_cast<std::size_t>(INT_MAX) ||
+      call->message.size() > static_cast<std::size_t>(INT_MAX)) {
     fail(call, MPI_ERR_COUNT, "the process's message (over INT_MAX bytes)");
     return;
   }
@@ -305,6 +298,20 @@ class Operation final : public Deferred {
       ++call_->taken;
       advance(*e_->shared, *state_);
     }
+    complete(r, rc);
+    return true;
+  }
+
+  /// Completes `r` in the call: the endpoint takes nothing and waits for
+  /// nobody (NonblockingCall::synchronizing).
+  void complete_now(RequestImpl& r) { complete(r, MPI_SUCCESS); }
+
+  std::string reason() const override { return reason_; }
+
+ private:
+  // The end of the operation: its status (the endpoint's own error first,
+  // else `rc`) and why it failed, then `r` complete.
+  void complete(RequestImpl& r, int rc) {
     call_.reset();
     take_ = nullptr;
     r.status = Status{};
@@ -317,23 +324,8 @@ class Operation final : public Deferred {
       reason_ = fmt::format("{} failed: {}", step_, mpi_error_string(rc));
     }
     r.state.store(RequestImpl::State::complete, std::memory_order_release);
-    return true;
   }
 
-  /// Completes `r` in the call: the endpoint takes nothing and waits for
-  /// nobody (NonblockingCall::synchronizing).
-  void complete_now(RequestImpl& r) {
-    call_.reset();
-    take_ = nullptr;
-    r.status = Status{};
-    r.status.MPI_ERROR = err_.error_class();
-    reason_ = err_.why();
-    r.state.store(RequestImpl::State::complete, std::memory_order_release);
-  }
-
-  std::string reason() const override { return reason_; }
-
- private:
   Endpoint* e_;
   Take take_;
   LocalError err_;
