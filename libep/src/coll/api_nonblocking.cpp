@@ -19,6 +19,7 @@
 #include "coll/inter.hpp"
 #include "coll/movement.hpp"
 #include "coll/nonblocking.hpp"
+#include "coll/nonblocking_steps.hpp"
 #include "ep/coll.hpp"
 #include "ranks/block_layout.hpp"
 
@@ -110,107 +111,6 @@ int enter_both(Comm comm, const Entry& entry, Request* request, Intra&& intra, I
         return rc != MPI_SUCCESS ? rc : inter(in);
       });
 }
-
-// ---- The hierarchical forms (detail::ProcessStep) ----
-
-// The bytes of a contribution's header of one block (pack_blocks).
-constexpr std::size_t kOneBlockHeader = 2 * sizeof(std::int64_t);
-
-using detail::step_carrier;
-
-class BarrierStep final : public detail::ProcessStep {
- public:
-  int start(const detail::CommShared& shared, std::vector<std::vector<std::byte>>& /*mine*/,
-            std::vector<std::byte>* /*result*/, std::vector<MPI_Request>* requests) override {
-    if (shared.mpi_size == 1) return MPI_SUCCESS;  // the process's endpoints are all there
-    return MPI_Ibarrier(step_carrier(shared), &requests->emplace_back(MPI_REQUEST_NULL));
-  }
-};
-
-// The root's packed contribution (its header included: every process knows
-// its length) from the root's process to every process.
-class BcastStep final : public detail::ProcessStep {
- public:
-  BcastStep(int root_process, int root_local, std::int64_t bytes)
-      : root_process_(root_process), root_local_(root_local), bytes_(bytes) {}
-
-  int start(const detail::CommShared& shared, std::vector<std::vector<std::byte>>& mine,
-            std::vector<std::byte>* result, std::vector<MPI_Request>* requests) override {
-    const std::size_t length = kOneBlockHeader + static_cast<std::size_t>(bytes_);
-    if (length > static_cast<std::size_t>(INT_MAX)) return MPI_ERR_COUNT;
-    if (shared.mpi_rank == root_process_)
-      *result = std::move(mine[static_cast<std::size_t>(root_local_)]);
-    // A root that failed its own checks sent less: the others still get
-    // the length they expect.
-    result->resize(length);
-    if (shared.mpi_size == 1) return MPI_SUCCESS;
-    return MPI_Ibcast(result->data(), static_cast<int>(length), MPI_BYTE, root_process_,
-                      step_carrier(shared), &requests->emplace_back(MPI_REQUEST_NULL));
-  }
-
- private:
-  int root_process_;
-  int root_local_;
-  std::int64_t bytes_;
-};
-
-// The process's operands combined in local rank order, then MPI_Iallreduce
-// (root_process < 0) or MPI_Ireduce among the processes: exact where the
-// blocking reductions' hierarchical algorithms are (a commutative op, or
-// the block layout), for a datatype whose elements lie contiguously, so
-// that the packed operands are buffers of the datatype.
-class ReduceStep final : public detail::ProcessStep {
- public:
-  ReduceStep(Typed element, MPI_Op op, int root_process)
-      : count_(element.count),
-        type_(element.type),
-        layout_(element.layout),
-        op_(op),
-        root_process_(root_process) {}
-
-  int hold() {
-    Typed t{nullptr, count_, type_, layout_};
-    const int rc = held_.hold(&t);
-    type_ = t.type;
-    return rc;
-  }
-
-  int start(const detail::CommShared& shared, std::vector<std::vector<std::byte>>& mine,
-            std::vector<std::byte>* result, std::vector<MPI_Request>* requests) override {
-    const std::size_t bytes =
-        static_cast<std::size_t>(count_) * static_cast<std::size_t>(layout_.size);
-    // Endpoints that failed their own checks sent less: zeros stand in.
-    for (auto& m : mine) m.resize(kOneBlockHeader + bytes);
-    *result = std::vector<std::byte>(mine.back().begin() + kOneBlockHeader, mine.back().end());
-    result->resize(std::max<std::size_t>(bytes, 1));
-    void* acc = detail::typed_base(result->data(), count_, layout_);
-    int rc = MPI_SUCCESS;
-    // acc = x[l] op acc from the last down keeps local rank order.
-    for (std::size_t l = mine.size() - 1; l-- > 0 && rc == MPI_SUCCESS;) {
-      rc = MPI_Reduce_local(detail::typed_base(mine[l].data() + kOneBlockHeader, count_, layout_),
-                            acc, count_, type_, op_);
-    }
-    if (shared.mpi_size == 1) return rc;
-    // The MPI step runs even when combining failed, so that no process
-    // waits for this one in vain.
-    MPI_Request* request = &requests->emplace_back(MPI_REQUEST_NULL);
-    const int step_rc =
-        root_process_ < 0
-            ? MPI_Iallreduce(MPI_IN_PLACE, acc, count_, type_, op_, step_carrier(shared), request)
-            : MPI_Ireduce(shared.mpi_rank == root_process_ ? MPI_IN_PLACE : acc,
-                          shared.mpi_rank == root_process_ ? acc : nullptr, count_, type_, op_,
-                          root_process_, step_carrier(shared), request);
-    return rc != MPI_SUCCESS ? rc : step_rc;
-  }
-
- private:
-  int count_;
-  MPI_Datatype type_;
-  TypeLayout layout_;
-  MPI_Op op_;
-  int root_process_;
-  detail::HeldTypes held_;
-};
 
 // ---- Gather, Scatter, Allgather, Alltoall: blocks by rank ----
 
@@ -373,8 +273,8 @@ int reduce(const Entered& in, const void* sendbuf, void* recvbuf, int count, MPI
                             in.layout.contiguous(count);
   if (hierarchical) {
     const int root_process = all ? -1 : e->shared->map.at(root).mpi_rank;
-    auto step =
-        std::make_shared<ReduceStep>(Typed{nullptr, count, type, in.layout}, op, root_process);
+    auto step = std::make_shared<detail::ReduceStep>(Typed{nullptr, count, type, in.layout}, op,
+                                                     root_process);
     c.err.note_mpi(step->hold(), "MPI_Type_dup of the datatype");
     c.step = std::move(step);
     if (writes) {
@@ -445,7 +345,7 @@ int Ibarrier(Comm comm, Request* request) {
   const Entry entry{.function = "Ibarrier", .compare = false};
   const auto run = [&](const Entered& in) {
     NonblockingCall c(in.e);
-    c.step = std::make_shared<BarrierStep>();
+    c.step = std::make_shared<detail::BarrierStep>();
     c.synchronizing = true;
     return start(std::move(c), request);
   };
@@ -466,8 +366,8 @@ int Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm, 
     const bool inter = e->shared->inter;
     if (!inter) {
       const auto at = e->shared->map.at(root);
-      c.step = std::make_shared<BcastStep>(at.mpi_rank, at.local_rank,
-                                           std::int64_t{count} * in.layout.size);
+      c.step = std::make_shared<detail::BcastStep>(at.mpi_rank, at.local_rank,
+                                                   std::int64_t{count} * in.layout.size);
     }
     if (inter ? root == MPI_ROOT : e->rank == root) {
       c.send = {data};
@@ -481,7 +381,7 @@ int Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, Comm comm, 
     } else {
       data = held(c, data);
       c.take = [data](const Gathered& g) {
-        return detail::unpack(g.result + kOneBlockHeader, data.bytes(), data);
+        return detail::unpack(g.result + detail::header_bytes(1), data.bytes(), data);
       };
     }
     return start(std::move(c), request);
