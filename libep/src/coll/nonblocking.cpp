@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "base/backoff.hpp"
 #include "object/error.hpp"
 #include "object/request.hpp"
 #include "team/local_team.hpp"
@@ -54,6 +55,7 @@ struct NonblockingState {
   // its receive when one is under way.
   std::vector<std::uint64_t> next_from;
   std::vector<MPI_Request> receiving;
+  int unready = 0;  // calls not ready yet (ProcessCall::ready)
 
   explicit NonblockingState(int processes)
       : next_from(static_cast<std::size_t>(processes), 1),
@@ -89,6 +91,19 @@ struct NonblockingState {
 };
 
 namespace {
+
+// Calls not ready yet, of every communicator: the waiters' hook
+// (progress_waiting) does nothing while there are none.
+std::atomic<int> unready_calls{0};
+
+void set_ready(NonblockingState& state, ProcessCall* call) {
+  call->ready.store(true, std::memory_order_release);
+  // Nothing to count once forget_nonblocking let go of the communicator.
+  if (state.unready > 0) {
+    --state.unready;
+    unready_calls.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
 
 void fail(ProcessCall* call, int rc, const char* step) {
   if (call->rc != MPI_SUCCESS) return;
@@ -199,15 +214,48 @@ void receive_from(const CommShared& shared, NonblockingState& state, int p) {
   }
 }
 
+// Tests the MPI requests of `call`'s step, and starts its next round once
+// they completed (ProcessStep::proceed). Returns whether the step is over.
+bool step_over(const CommShared& shared, ProcessCall* call) {
+  for (;;) {
+    if (!call->step_requests.empty()) {
+      int done = 0;
+      const int rc = MPI_Testall(static_cast<int>(call->step_requests.size()),
+                                 call->step_requests.data(), &done, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) {
+        fail(call, rc, "the MPI step among the processes");
+        return true;
+      }
+      if (!done) return false;
+      call->step_requests.clear();
+    }
+    if (call->rc != MPI_SUCCESS) return true;
+    bool more = false;
+    const int rc = call->step->proceed(shared, &call->step_requests, &more);
+    if (rc != MPI_SUCCESS) {
+      fail(call, rc, "the MPI step among the processes");
+      return true;
+    }
+    if (!more) return true;
+  }
+}
+
 // Moves every call of the process on; under state.lock.
 void advance(const CommShared& shared, NonblockingState& state) {
   const int local = shared.team->size();
   // A call's contributions are complete only after the earlier calls'
   // (every endpoint starts them in order), so the messages leave in order.
+  bool exclusive_under_way = false;
   for (const auto& call : state.calls) {
-    if (call->sent) continue;
-    if (call->arrived < local) break;
+    const bool exclusive = call->step && call->step->exclusive();
+    if (call->sent) {
+      exclusive_under_way =
+          exclusive_under_way || (exclusive && !call->ready.load(std::memory_order_relaxed));
+      continue;
+    }
+    if (call->arrived < local || (exclusive && exclusive_under_way)) break;
     send(shared, call.get());
+    exclusive_under_way = exclusive_under_way || exclusive;
   }
   for (int p = 0; p < shared.mpi_size; ++p) {
     if (p != shared.mpi_rank) receive_from(shared, state, p);
@@ -216,18 +264,10 @@ void advance(const CommShared& shared, NonblockingState& state) {
     if (!call->sent) break;
     if (call->ready.load(std::memory_order_relaxed)) continue;
     if (call->step) {
-      if (!call->step_requests.empty()) {
-        int done = 0;
-        const int rc = MPI_Testall(static_cast<int>(call->step_requests.size()),
-                                   call->step_requests.data(), &done, MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS) {
-          fail(call.get(), rc, "the MPI step among the processes");
-          done = 1;
-        }
-        if (!done) continue;
-      }
+      if (!step_over(shared, call.get())) continue;
       call->gathered.result = call->result.data();
-      call->ready.store(true, std::memory_order_release);
+      call->gathered.step = call->step.get();
+      set_ready(state, call.get());
       continue;
     }
     if (call->missing > 0) continue;
@@ -241,7 +281,7 @@ void advance(const CommShared& shared, NonblockingState& state) {
       }
       if (!whole) fail(call.get(), MPI_ERR_INTERN, "a process's message (malformed)");
     }
-    call->ready.store(true, std::memory_order_release);
+    set_ready(state, call.get());
   }
   // A call is over once every endpoint took its result and its sends left.
   while (!state.calls.empty()) {
@@ -259,9 +299,40 @@ void advance(const CommShared& shared, NonblockingState& state) {
   }
 }
 
+// The communicators whose process parts have non-blocking collectives, for
+// the waiters' hook.
+struct Registry {
+  std::mutex lock;
+  std::vector<std::pair<CommShared*, std::shared_ptr<NonblockingState>>> states;
+};
+
+Registry& registry() {
+  static Registry* const r = new Registry;  // never destroyed: threads may wait at exit
+  return *r;
+}
+
+// The waiters' hook (base/backoff.hpp): moves on the calls that are not
+// ready, of every communicator, unless another thread is at it.
+void progress_waiting() {
+  if (unready_calls.load(std::memory_order_relaxed) == 0) return;
+  Registry& r = registry();
+  std::unique_lock<std::mutex> guard(r.lock, std::try_to_lock);
+  if (!guard.owns_lock()) return;
+  for (auto& [shared, state] : r.states) {
+    if (!state->lock.try_lock()) continue;
+    if (state->unready > 0) advance(*shared, *state);
+    state->lock.unlock();
+  }
+}
+
 std::shared_ptr<NonblockingState> state_of(CommShared& shared) {
   std::lock_guard<std::mutex> guard(shared.nonblocking_lock);
-  if (!shared.nonblocking) shared.nonblocking = std::make_shared<NonblockingState>(shared.mpi_size);
+  if (!shared.nonblocking) {
+    shared.nonblocking = std::make_shared<NonblockingState>(shared.mpi_size);
+    add_progress_hook(&progress_waiting);
+    std::lock_guard<std::mutex> registered(registry().lock);
+    registry().states.emplace_back(&shared, shared.nonblocking);
+  }
   return shared.nonblocking;
 }
 
@@ -358,6 +429,23 @@ int HeldTypes::hold(Typed* t) {
   return MPI_SUCCESS;
 }
 
+void forget_nonblocking(CommShared& shared) {
+  std::shared_ptr<NonblockingState> state;
+  {
+    std::lock_guard<std::mutex> guard(shared.nonblocking_lock);
+    state = shared.nonblocking;
+  }
+  if (!state) return;
+  {
+    std::lock_guard<std::mutex> guard(registry().lock);
+    std::erase_if(registry().states,
+                  [&shared](const auto& entry) { return entry.first == &shared; });
+  }
+  std::lock_guard<std::mutex> guard(state->lock);
+  unready_calls.fetch_sub(state->unready, std::memory_order_relaxed);
+  state->unready = 0;
+}
+
 int start_nonblocking(NonblockingCall&& call, Request* request) {
   Endpoint* e = call.e;
   CommShared& shared = *e->shared;
@@ -380,6 +468,8 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
       next->from.resize(static_cast<std::size_t>(shared.mpi_size));
       next->missing = shared.mpi_size - 1;
       state->calls.push_back(std::move(next));
+      ++state->unready;
+      unready_calls.fetch_add(1, std::memory_order_relaxed);
     }
     process_call = state->calls[static_cast<std::size_t>(number - state->first)];
     if (process_call->arrived == 0 && call.step) {

@@ -162,6 +162,7 @@ int Test(Request* request, int* flag, Status* status) {
   }
   progress_owners(1, request);
   *flag = detail::test_request(impl(*request), /*progressed=*/true);
+  detail::note_poll(*flag != 0);
   if (!*flag) return MPI_SUCCESS;
   return detail::finish_request(request, status, fn);
 }
@@ -190,10 +191,12 @@ int Testall(int count, Request requests[], int* flag, Status statuses[]) {
   for (int i = 0; i < count; ++i) {
     if (!is_idle(requests[i]) && !detail::test_request(impl(requests[i]), /*progressed=*/true)) {
       *flag = 0;
+      detail::note_poll(false);
       return MPI_SUCCESS;
     }
   }
   *flag = 1;
+  detail::note_poll(true);
   return finish_all(count, requests, statuses, fn);
 }
 
@@ -221,7 +224,9 @@ int Testany(int count, Request requests[], int* index, int* flag, Status* status
   if (rc != MPI_SUCCESS) return rc;
   if (!index || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
   progress_owners(count, requests);
-  return test_any(count, requests, index, flag, status, fn);
+  rc = test_any(count, requests, index, flag, status, fn);
+  detail::note_poll(*flag != 0);
+  return rc;
 }
 
 int Waitany(int count, Request requests[], int* index, Status* status) {
@@ -244,7 +249,9 @@ int Testsome(int incount, Request requests[], int* outcount, int indices[], Stat
   const int rc = check_some(incount, requests, outcount, indices, fn);
   if (rc != MPI_SUCCESS) return rc;
   progress_owners(incount, requests);
-  return test_some(incount, requests, outcount, indices, statuses, fn);
+  const int some_rc = test_some(incount, requests, outcount, indices, statuses, fn);
+  detail::note_poll(*outcount != 0);
+  return some_rc;
 }
 
 int Waitsome(int incount, Request requests[], int* outcount, int indices[], Status statuses[]) {
@@ -274,6 +281,7 @@ int Request_get_status(Request request, int* flag, Status* status) {
   progress_owners(1, &request);
   RequestImpl* r = impl(request);
   *flag = detail::test_request(r, /*progressed=*/true);
+  detail::note_poll(*flag != 0);
   if (!*flag) return MPI_SUCCESS;
   // The request stays as it is (MPI): only its status is reported.
   if (r->kind != RequestImpl::Kind::send) detail::give_status(status, r->status);

@@ -48,7 +48,7 @@ void poll_mpi() {
 
 void count_window(int delta) {
   if (live_windows.fetch_add(delta, std::memory_order_relaxed) + delta > 0) {
-    progress_hook.store(&poll_mpi, std::memory_order_relaxed);
+    add_progress_hook(&poll_mpi);
   }
 }
 
