@@ -117,10 +117,10 @@ void blocked(Context& t) {
   t.check_rc(api::Comm_free(&dup), "Comm_free");
 }
 
-// Four outstanding, then all freed: twenty rounds, so that later rounds
+// Four outstanding, then all freed: eight rounds, so that later rounds
 // build on MPI communicators recycled from earlier ones.
 void rounds(Context& t) {
-  constexpr int kRounds = 20;
+  constexpr int kRounds = 8;
   constexpr int kAtOnce = 4;
   int checked = 0;
   for (int round = 0; round < kRounds; ++round) {

@@ -29,9 +29,12 @@ struct ProcessCall {
   int arrived = 0;                           // local endpoints that started it
   std::vector<std::vector<std::byte>> mine;  // their contributions, by local rank
   bool sent = false;
+  NonblockingCall::Route route = NonblockingCall::Route::everyone;
+  int route_root = -1;
   // The process's message: [endpoints][length of each][contributions], in
-  // local rank order.
+  // local rank order; with a route, the blocks this process needs.
   std::vector<std::byte> message;
+  std::vector<std::vector<std::byte>> routed;  // by MPI rank: what goes there
   std::vector<MPI_Request> sends;
   std::vector<std::vector<std::byte>> from;  // the other processes' messages, by MPI rank
   int missing = 0;                           // other processes whose message has not arrived
@@ -127,6 +130,52 @@ bool place(const CommShared& shared, int p, const std::vector<std::byte>& messag
   return true;
 }
 
+constexpr TypeLayout kBytes{1, 1, 0, 1};
+
+// The contributions `parts` (one per local endpoint) as the blocks of one
+// message (pack_blocks). Returns an MPI error code: MPI_ERR_COUNT past
+// INT_MAX bytes, which one MPI message cannot carry.
+int pack_message(const std::vector<std::vector<std::byte>>& parts, std::vector<std::byte>* out) {
+  std::vector<ConstTyped> blocks;
+  std::size_t total = 0;
+  for (const auto& m : parts) {
+    total += m.size();
+    blocks.push_back(
+        {m.data(), static_cast<int>(std::min<std::size_t>(m.size(), INT_MAX)), MPI_BYTE, kBytes});
+  }
+  const int rc = pack_blocks(blocks, out);
+  if (rc != MPI_SUCCESS) return rc;
+  if (total > static_cast<std::size_t>(INT_MAX) ||
+      out->size() > static_cast<std::size_t>(INT_MAX)) {
+    return MPI_ERR_COUNT;
+  }
+  return MPI_SUCCESS;
+}
+
+// The blocks of the contribution `m` that process `p` needs by the call's
+// route, the others empty, so that every block keeps its index.
+std::vector<std::byte> blocks_for(const CommShared& shared, const ProcessCall& call,
+                                  const std::vector<std::byte>& m, int p) {
+  const std::int64_t count = m.empty() ? 0 : block_count(m.data());
+  std::vector<ConstTyped> blocks;
+  for (std::int64_t j = 0; j < count; ++j) {
+    const bool needed =
+        call.route == NonblockingCall::Route::root
+            ? shared.map.at(call.route_root).mpi_rank == p
+            : j < shared.map.size() && shared.map.at(static_cast<int>(j)).mpi_rank == p;
+    const Piece piece = block_of(m.data(), static_cast<std::size_t>(j));
+    if (needed) {
+      blocks.push_back({piece.data, static_cast<int>(piece.length), MPI_BYTE, kBytes});
+    } else {
+      blocks.push_back({nullptr, 0, MPI_BYTE, kBytes});
+    }
+  }
+  std::vector<std::byte> out;
+  // Packing bytes that were packed once already cannot fail.
+  static_cast<void>(pack_blocks(blocks, &out));
+  return out;
+}
+
 // Sends the process's message of `call`, whose contributions are all there,
 // or starts its MPI step.
 void send(const CommShared& shared, ProcessCall* call) {
@@ -137,30 +186,34 @@ void send(const CommShared& shared, ProcessCall* call) {
     call->mine.clear();
     return;
   }
-  // The endpoints' contributions as the blocks of one (pack_blocks).
-  constexpr TypeLayout kBytes{1, 1, 0, 1};
-  std::vector<ConstTyped> blocks;
-  std::size_t total = 0;
-  for (const auto& m : call->mine) {
-    total += m.size();
-    blocks.push_back(
-        {m.data(), static_cast<int>(std::min<std::size_t>(m.size(), INT_MAX)), MPI_BYTE, kBytes});
+  int pack_rc = MPI_SUCCESS;
+  if (call->route == NonblockingCall::Route::everyone) {
+    pack_rc = pack_message(call->mine, &call->message);
+  } else {
+    call->routed.resize(static_cast<std::size_t>(shared.mpi_size));
+    for (int p = 0; p < shared.mpi_size && pack_rc == MPI_SUCCESS; ++p) {
+      std::vector<std::vector<std::byte>> needed;
+      for (const auto& m : call->mine) needed.push_back(blocks_for(shared, *call, m, p));
+      pack_rc = pack_message(needed, &call->routed[static_cast<std::size_t>(p)]);
+    }
+    if (pack_rc == MPI_SUCCESS)
+      call->message = std::move(call->routed[static_cast<std::size_t>(shared.mpi_rank)]);
   }
-  const int pack_rc = pack_blocks(blocks, &call->message);
   std::vector<std::vector<std::byte>>().swap(call->mine);
   call->sent = true;
-  if (pack_rc != MPI_SUCCESS) fail(call, pack_rc, "packing the process's message");
-  if (total > static_cast<std::size_t>(INT_MAX) ||
-      call->message.size() > static_cast<std::size_t>(INT_MAX)) {
-    fail(call, MPI_ERR_COUNT, "the process's message (over INT_MAX bytes)");
+  if (pack_rc != MPI_SUCCESS) {
+    fail(call, pack_rc,
+         pack_rc == MPI_ERR_COUNT ? "the process's message (over INT_MAX bytes)"
+                                  : "packing the process's message");
     return;
   }
-  const int bytes = static_cast<int>(call->message.size());
   for (int p = 0; p < shared.mpi_size; ++p) {
     if (p == shared.mpi_rank) continue;
+    const std::vector<std::byte>& out =
+        call->routed.empty() ? call->message : call->routed[static_cast<std::size_t>(p)];
+    const int bytes = static_cast<int>(out.size());
     MPI_Request request = MPI_REQUEST_NULL;
-    const int rc =
-        MPI_Isend(call->message.data(), bytes, MPI_BYTE, p, kTag, shared.mpi_comm, &request);
+    const int rc = MPI_Isend(out.data(), bytes, MPI_BYTE, p, kTag, shared.mpi_comm, &request);
     if (rc != MPI_SUCCESS) {
       fail(call, rc, "MPI_Isend");
       continue;
@@ -472,9 +525,13 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
       unready_calls.fetch_add(1, std::memory_order_relaxed);
     }
     process_call = state->calls[static_cast<std::size_t>(number - state->first)];
-    if (process_call->arrived == 0 && call.step) {
-      process_call->step = std::move(call.step);
-      process_call->missing = 0;
+    if (process_call->arrived == 0) {
+      process_call->route = call.route;
+      process_call->route_root = call.route_root;
+      if (call.step) {
+        process_call->step = std::move(call.step);
+        process_call->missing = 0;
+      }
     }
     process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
     ++process_call->arrived;

@@ -9,8 +9,8 @@
 // every contribution, the endpoint's own `take` (unpack the blocks addressed
 // to it, or reduce in rank order) runs in its Test or Wait and completes the
 // request. Exact for every op and layout, on intra- and inter-communicators
-// alike, and linear in the total size: every process receives every
-// contribution.
+// alike. A process receives every contribution, unless the call routes
+// its blocks (NonblockingCall::Route) to the processes that take them.
 //
 // Calls are numbered by each endpoint (the same number everywhere, since
 // every endpoint starts the collectives of a communicator in the same
@@ -117,6 +117,16 @@ struct NonblockingCall {
   HeldTypes held;                // the datatypes `take` uses
   // The hierarchical form; `take` then reads Gathered::result.
   std::shared_ptr<ProcessStep> step;
+  // The gathered form sends every process the blocks it needs: by default
+  // all of them (Route::everyone); the rooted and personalized collectives
+  // of intra-communicators send a process only what its endpoints take, as
+  // the blocking ones' process steps do: every block to the process of
+  // rank `route_root` (Route::root: Igather, the Ireduce of the gathered
+  // form), or block j to the process of rank j (Route::by_rank: Iscatter,
+  // Ialltoall). Agreed arguments only: every endpoint routes a call alike.
+  enum class Route : std::uint8_t { everyone, root, by_rank };
+  Route route = Route::everyone;
+  int route_root = -1;
   // Whether the request waits for the others even with nothing to take
   // (Ibarrier). Otherwise an endpoint that takes nothing (a root of Ibcast,
   // Iscatter; a sender of Igather, Ireduce) completes in the call, its data
