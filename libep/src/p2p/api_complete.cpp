@@ -215,6 +215,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
     if (all) break;
     backoff.pause();
   }
+  detail::note_poll(true);
   return finish_all(count, requests, statuses, fn);
 }
 
@@ -239,7 +240,10 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
     progress_owners(count, requests);
     int flag = 0;
     rc = test_any(count, requests, index, &flag, status, fn);
-    if (rc != MPI_SUCCESS || flag) return rc;
+    if (rc != MPI_SUCCESS || flag) {
+      detail::note_poll(true);
+      return rc;
+    }
     backoff.pause();
   }
 }
@@ -262,7 +266,10 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   for (;;) {
     progress_owners(incount, requests);
     rc = test_some(incount, requests, outcount, indices, statuses, fn);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    if (rc != MPI_SUCCESS || *outcount != 0) {
+      detail::note_poll(true);
+      return rc;
+    }
     backoff.pause();
   }
 }
