@@ -7,6 +7,7 @@
 #include "ep/p2p.hpp"
 #include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
+#include "p2p/internal.hpp"
 
 namespace ep {
 
@@ -308,17 +309,7 @@ int Request_free(Request* request) {
   RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
   if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
   *request = REQUEST_NULL;
-  const auto state = r->state.load(std::memory_order_acquire);
-  if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
-    detail::free_request(r);
-    return MPI_SUCCESS;
-  }
-  // Still running: it completes on its own (MPI semantics); the endpoint
-  // reclaims it then. The user's copies of the handle are stale from now.
-  detail::RequestPool::retire(r);
-  r->freed_by_user = true;
-  r->persistent = false;
-  r->endpoint->orphans.push_back(r);
+  detail::internal_release(r);
   return MPI_SUCCESS;
 }
 
