@@ -89,13 +89,18 @@ int Probe(int source, int tag, Comm comm, Status* status) {
   return probe_common(source, tag, comm, true, false, nullptr, nullptr, status, "Probe");
 }
 int Iprobe(int source, int tag, Comm comm, int* flag, Status* status) {
-  return probe_common(source, tag, comm, false, false, flag, nullptr, status, "Iprobe");
+  const int rc = probe_common(source, tag, comm, false, false, flag, nullptr, status, "Iprobe");
+  // A probe in a loop is a wait (base/backoff.hpp).
+  if (rc == MPI_SUCCESS) detail::note_poll(*flag != 0);
+  return rc;
 }
 int Mprobe(int source, int tag, Comm comm, Message* message, Status* status) {
   return probe_common(source, tag, comm, true, true, nullptr, message, status, "Mprobe");
 }
 int Improbe(int source, int tag, Comm comm, int* flag, Message* message, Status* status) {
-  return probe_common(source, tag, comm, false, true, flag, message, status, "Improbe");
+  const int rc = probe_common(source, tag, comm, false, true, flag, message, status, "Improbe");
+  if (rc == MPI_SUCCESS) detail::note_poll(*flag != 0);
+  return rc;
 }
 
 int Mrecv(void* buf, int count, MPI_Datatype datatype, Message* message, Status* status) {
