@@ -25,6 +25,7 @@
 // communicator nobody else has yet.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -99,6 +100,13 @@ class IdupStep final : public detail::ProcessStep {
       return rc_;
     }
     built_ = true;
+    if (std::find(premade_.begin(), premade_.end(), nullptr) != premade_.end()) {
+      // An endpoint's contribution did not arrive whole (its packing failed).
+      why_ = "an endpoint of this process handed in no new endpoint";
+      *why = why_;
+      rc_ = MPI_ERR_INTERN;
+      return rc_;
+    }
     rc_ = MPI_SUCCESS;
     for (std::size_t i = 1; i < comms_.size() && rc_ == MPI_SUCCESS; ++i) {
       // adopt() sets the communicator's own; the channels report to libep.
