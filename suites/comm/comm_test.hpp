@@ -106,6 +106,16 @@ inline int Comm_set_name(Comm c, const char* name) { return MPI_Comm_set_name(c,
 inline int Comm_get_name(Comm c, char* name, int* length) {
   return MPI_Comm_get_name(c, name, length);
 }
+// Comm_idup and the non-blocking collectives it is ordered with.
+inline int Comm_idup(Comm c, Comm* out, Request* r) { return MPI_Comm_idup(c, out, r); }
+inline int Ibarrier(Comm c, Request* r) { return MPI_Ibarrier(c, r); }
+inline int Ibcast(void* b, int n, MPI_Datatype t, int root, Comm c, Request* r) {
+  return MPI_Ibcast(b, n, t, root, c, r);
+}
+inline int Iallreduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, Comm c,
+                      Request* r) {
+  return MPI_Iallreduce(sb, rb, n, t, op, c, r);
+}
 }  // namespace eptest::mpi_shim
 #endif
 

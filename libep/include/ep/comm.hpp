@@ -194,4 +194,15 @@ int Comm_set_name(Comm comm, const char* comm_name);
 /// (at least MPI_MAX_OBJECT_NAME chars), its length into *resultlen. Local.
 int Comm_get_name(Comm comm, char* comm_name, int* resultlen);
 
+/// As MPI_Comm_idup (intra- and inter-communicators): Comm_dup as a
+/// non-blocking collective, ordered with the non-blocking collectives of
+/// `comm` (ep/coll.hpp) and completed through ep::Wait, Test and the rest of
+/// their families. *newcomm is set in the call and may be used once the
+/// request completed; before that it is refused with MPI_ERR_COMM. The
+/// attributes are copied when the request completes, as Comm_dup copies
+/// them; a copy callback that fails fails the request with its code.
+/// MPI_ERR_ARG for a null `newcomm` or `request`.
+/// \note Collective over all endpoints of `comm`.
+int Comm_idup(Comm comm, Comm* newcomm, Request* request);
+
 }  // namespace ep

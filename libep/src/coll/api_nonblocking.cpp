@@ -151,6 +151,10 @@ int gather(const Entered& in, const void* sendbuf, int sendcount, MPI_Datatype s
   if (sends && !in_place) {
     c.send = {block(sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype", c.err)};
   }
+  if (!inter) {
+    c.route = NonblockingCall::Route::root;
+    c.route_root = root;
+  }
   if (receives) {
     std::vector<Typed> recv =
         held(c, blocks_by_rank(c, recvbuf, v, recvcounts, displs, recvcount, recvtype,
@@ -178,6 +182,7 @@ int scatter(const Entered& in, const void* sendbuf, bool v, const int* sendcount
     c.send = blocks_by_rank(c, sendbuf, v, sendcounts, displs, sendcount, sendtype,
                             {v ? "sendcounts" : "sendcount", "displs", "sendtype"}, "sendbuf");
   }
+  if (!inter) c.route = NonblockingCall::Route::by_rank;
   if (receives && !in_place) {
     const Typed recv =
         held(c, block(recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype", c.err));
@@ -224,6 +229,7 @@ int alltoall(NonblockingCall&& c, std::vector<ConstTyped> send, std::vector<Type
   } else {
     c.send = std::move(send);
   }
+  if (!c.e->shared->inter) c.route = NonblockingCall::Route::by_rank;
   c.take = take_blocks(*c.e, held(c, std::move(recv)), static_cast<std::size_t>(c.e->rank));
   return start(std::move(c), request);
 }
@@ -282,8 +288,12 @@ int reduce(const Entered& in, const void* sendbuf, void* recvbuf, int count, MPI
     if (writes) {
       c.take = [into](const Gathered& g) { return detail::unpack(g.result, into.bytes(), into); };
     }
-  } else if (writes) {
-    c.take = fold_into(sources(*e), into, op);
+  } else {
+    if (!inter && !all) {
+      c.route = NonblockingCall::Route::root;
+      c.route_root = root;
+    }
+    if (writes) c.take = fold_into(sources(*e), into, op);
   }
   return start(std::move(c), request);
 }

@@ -22,11 +22,15 @@ namespace ep::detail {
 
 /// Every endpoint's packed contribution, by union rank: at[u] is where rank
 /// u's starts (in memory the gatherer owns).
+class ProcessStep;  // coll/nonblocking.hpp
+
 struct Gathered {
   std::vector<const std::byte*> at;
   // Instead, for the non-blocking collectives whose process made one MPI
   // collective (coll/nonblocking.hpp, ProcessStep): its result.
   const std::byte* result = nullptr;
+  // And the step itself, for what only it holds (Comm_idup's communicators).
+  ProcessStep* step = nullptr;
 };
 
 /// A contribution: `blocks` packed after a header of their number and

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "base/backoff.hpp"
 #include "object/error.hpp"
 #include "object/request.hpp"
 #include "team/local_team.hpp"
@@ -28,9 +29,12 @@ struct ProcessCall {
   int arrived = 0;                           // local endpoints that started it
   std::vector<std::vector<std::byte>> mine;  // their contributions, by local rank
   bool sent = false;
+  NonblockingCall::Route route = NonblockingCall::Route::everyone;
+  int route_root = -1;
   // The process's message: [endpoints][length of each][contributions], in
-  // local rank order.
+  // local rank order; with a route, the blocks this process needs.
   std::vector<std::byte> message;
+  std::vector<std::vector<std::byte>> routed;  // by MPI rank: what goes there
   std::vector<MPI_Request> sends;
   std::vector<std::vector<std::byte>> from;  // the other processes' messages, by MPI rank
   int missing = 0;                           // other processes whose message has not arrived
@@ -54,6 +58,7 @@ struct NonblockingState {
   // its receive when one is under way.
   std::vector<std::uint64_t> next_from;
   std::vector<MPI_Request> receiving;
+  int unready = 0;  // calls not ready yet (ProcessCall::ready)
 
   explicit NonblockingState(int processes)
       : next_from(static_cast<std::size_t>(processes), 1),
@@ -90,6 +95,19 @@ struct NonblockingState {
 
 namespace {
 
+// Calls not ready yet, of every communicator: the waiters' hook
+// (progress_waiting) does nothing while there are none.
+std::atomic<int> unready_calls{0};
+
+void set_ready(NonblockingState& state, ProcessCall* call) {
+  call->ready.store(true, std::memory_order_release);
+  // Nothing to count once forget_nonblocking let go of the communicator.
+  if (state.unready > 0) {
+    --state.unready;
+    unready_calls.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
 void fail(ProcessCall* call, int rc, const char* step) {
   if (call->rc != MPI_SUCCESS) return;
   call->rc = rc;
@@ -112,6 +130,52 @@ bool place(const CommShared& shared, int p, const std::vector<std::byte>& messag
   return true;
 }
 
+constexpr TypeLayout kBytes{1, 1, 0, 1};
+
+// The contributions `parts` (one per local endpoint) as the blocks of one
+// message (pack_blocks). Returns an MPI error code: MPI_ERR_COUNT past
+// INT_MAX bytes, which one MPI message cannot carry.
+int pack_message(const std::vector<std::vector<std::byte>>& parts, std::vector<std::byte>* out) {
+  std::vector<ConstTyped> blocks;
+  std::size_t total = 0;
+  for (const auto& m : parts) {
+    total += m.size();
+    blocks.push_back(
+        {m.data(), static_cast<int>(std::min<std::size_t>(m.size(), INT_MAX)), MPI_BYTE, kBytes});
+  }
+  const int rc = pack_blocks(blocks, out);
+  if (rc != MPI_SUCCESS) return rc;
+  if (total > static_cast<std::size_t>(INT_MAX) ||
+      out->size() > static_cast<std::size_t>(INT_MAX)) {
+    return MPI_ERR_COUNT;
+  }
+  return MPI_SUCCESS;
+}
+
+// The blocks of the contribution `m` that process `p` needs by the call's
+// route, the others empty, so that every block keeps its index.
+std::vector<std::byte> blocks_for(const CommShared& shared, const ProcessCall& call,
+                                  const std::vector<std::byte>& m, int p) {
+  const std::int64_t count = m.empty() ? 0 : block_count(m.data());
+  std::vector<ConstTyped> blocks;
+  for (std::int64_t j = 0; j < count; ++j) {
+    const bool needed =
+        call.route == NonblockingCall::Route::root
+            ? shared.map.at(call.route_root).mpi_rank == p
+            : j < shared.map.size() && shared.map.at(static_cast<int>(j)).mpi_rank == p;
+    const Piece piece = block_of(m.data(), static_cast<std::size_t>(j));
+    if (needed) {
+      blocks.push_back({piece.data, static_cast<int>(piece.length), MPI_BYTE, kBytes});
+    } else {
+      blocks.push_back({nullptr, 0, MPI_BYTE, kBytes});
+    }
+  }
+  std::vector<std::byte> out;
+  // Packing bytes that were packed once already cannot fail.
+  static_cast<void>(pack_blocks(blocks, &out));
+  return out;
+}
+
 // Sends the process's message of `call`, whose contributions are all there,
 // or starts its MPI step.
 void send(const CommShared& shared, ProcessCall* call) {
@@ -122,30 +186,34 @@ void send(const CommShared& shared, ProcessCall* call) {
     call->mine.clear();
     return;
   }
-  // The endpoints' contributions as the blocks of one (pack_blocks).
-  constexpr TypeLayout kBytes{1, 1, 0, 1};
-  std::vector<ConstTyped> blocks;
-  std::size_t total = 0;
-  for (const auto& m : call->mine) {
-    total += m.size();
-    blocks.push_back(
-        {m.data(), static_cast<int>(std::min<std::size_t>(m.size(), INT_MAX)), MPI_BYTE, kBytes});
+  int pack_rc = MPI_SUCCESS;
+  if (call->route == NonblockingCall::Route::everyone) {
+    pack_rc = pack_message(call->mine, &call->message);
+  } else {
+    call->routed.resize(static_cast<std::size_t>(shared.mpi_size));
+    for (int p = 0; p < shared.mpi_size && pack_rc == MPI_SUCCESS; ++p) {
+      std::vector<std::vector<std::byte>> needed;
+      for (const auto& m : call->mine) needed.push_back(blocks_for(shared, *call, m, p));
+      pack_rc = pack_message(needed, &call->routed[static_cast<std::size_t>(p)]);
+    }
+    if (pack_rc == MPI_SUCCESS)
+      call->message = std::move(call->routed[static_cast<std::size_t>(shared.mpi_rank)]);
   }
-  const int pack_rc = pack_blocks(blocks, &call->message);
   std::vector<std::vector<std::byte>>().swap(call->mine);
   call->sent = true;
-  if (pack_rc != MPI_SUCCESS) fail(call, pack_rc, "packing the process's message");
-  if (total > static_cast<std::size_t>(INT_MAX) ||
-      call->message.size() > static_cast<std::size_t>(INT_MAX)) {
-    fail(call, MPI_ERR_COUNT, "the process's message (over INT_MAX bytes)");
+  if (pack_rc != MPI_SUCCESS) {
+    fail(call, pack_rc,
+         pack_rc == MPI_ERR_COUNT ? "the process's message (over INT_MAX bytes)"
+                                  : "packing the process's message");
     return;
   }
-  const int bytes = static_cast<int>(call->message.size());
   for (int p = 0; p < shared.mpi_size; ++p) {
     if (p == shared.mpi_rank) continue;
+    const std::vector<std::byte>& out =
+        call->routed.empty() ? call->message : call->routed[static_cast<std::size_t>(p)];
+    const int bytes = static_cast<int>(out.size());
     MPI_Request request = MPI_REQUEST_NULL;
-    const int rc =
-        MPI_Isend(call->message.data(), bytes, MPI_BYTE, p, kTag, shared.mpi_comm, &request);
+    const int rc = MPI_Isend(out.data(), bytes, MPI_BYTE, p, kTag, shared.mpi_comm, &request);
     if (rc != MPI_SUCCESS) {
       fail(call, rc, "MPI_Isend");
       continue;
@@ -199,15 +267,48 @@ void receive_from(const CommShared& shared, NonblockingState& state, int p) {
   }
 }
 
+// Tests the MPI requests of `call`'s step, and starts its next round once
+// they completed (ProcessStep::proceed). Returns whether the step is over.
+bool step_over(const CommShared& shared, ProcessCall* call) {
+  for (;;) {
+    if (!call->step_requests.empty()) {
+      int done = 0;
+      const int rc = MPI_Testall(static_cast<int>(call->step_requests.size()),
+                                 call->step_requests.data(), &done, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) {
+        fail(call, rc, "the MPI step among the processes");
+        return true;
+      }
+      if (!done) return false;
+      call->step_requests.clear();
+    }
+    if (call->rc != MPI_SUCCESS) return true;
+    bool more = false;
+    const int rc = call->step->proceed(shared, &call->step_requests, &more);
+    if (rc != MPI_SUCCESS) {
+      fail(call, rc, "the MPI step among the processes");
+      return true;
+    }
+    if (!more) return true;
+  }
+}
+
 // Moves every call of the process on; under state.lock.
 void advance(const CommShared& shared, NonblockingState& state) {
   const int local = shared.team->size();
   // A call's contributions are complete only after the earlier calls'
   // (every endpoint starts them in order), so the messages leave in order.
+  bool exclusive_under_way = false;
   for (const auto& call : state.calls) {
-    if (call->sent) continue;
-    if (call->arrived < local) break;
+    const bool exclusive = call->step && call->step->exclusive();
+    if (call->sent) {
+      exclusive_under_way =
+          exclusive_under_way || (exclusive && !call->ready.load(std::memory_order_relaxed));
+      continue;
+    }
+    if (call->arrived < local || (exclusive && exclusive_under_way)) break;
     send(shared, call.get());
+    exclusive_under_way = exclusive_under_way || exclusive;
   }
   for (int p = 0; p < shared.mpi_size; ++p) {
     if (p != shared.mpi_rank) receive_from(shared, state, p);
@@ -216,18 +317,10 @@ void advance(const CommShared& shared, NonblockingState& state) {
     if (!call->sent) break;
     if (call->ready.load(std::memory_order_relaxed)) continue;
     if (call->step) {
-      if (!call->step_requests.empty()) {
-        int done = 0;
-        const int rc = MPI_Testall(static_cast<int>(call->step_requests.size()),
-                                   call->step_requests.data(), &done, MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS) {
-          fail(call.get(), rc, "the MPI step among the processes");
-          done = 1;
-        }
-        if (!done) continue;
-      }
+      if (!step_over(shared, call.get())) continue;
       call->gathered.result = call->result.data();
-      call->ready.store(true, std::memory_order_release);
+      call->gathered.step = call->step.get();
+      set_ready(state, call.get());
       continue;
     }
     if (call->missing > 0) continue;
@@ -241,7 +334,7 @@ void advance(const CommShared& shared, NonblockingState& state) {
       }
       if (!whole) fail(call.get(), MPI_ERR_INTERN, "a process's message (malformed)");
     }
-    call->ready.store(true, std::memory_order_release);
+    set_ready(state, call.get());
   }
   // A call is over once every endpoint took its result and its sends left.
   while (!state.calls.empty()) {
@@ -259,9 +352,40 @@ void advance(const CommShared& shared, NonblockingState& state) {
   }
 }
 
+// The communicators whose process parts have non-blocking collectives, for
+// the waiters' hook.
+struct Registry {
+  std::mutex lock;
+  std::vector<std::pair<CommShared*, std::shared_ptr<NonblockingState>>> states;
+};
+
+Registry& registry() {
+  static Registry* const r = new Registry;  // never destroyed: threads may wait at exit
+  return *r;
+}
+
+// The waiters' hook (base/backoff.hpp): moves on the calls that are not
+// ready, of every communicator, unless another thread is at it.
+void progress_waiting() {
+  if (unready_calls.load(std::memory_order_relaxed) == 0) return;
+  Registry& r = registry();
+  std::unique_lock<std::mutex> guard(r.lock, std::try_to_lock);
+  if (!guard.owns_lock()) return;
+  for (auto& [shared, state] : r.states) {
+    if (!state->lock.try_lock()) continue;
+    if (state->unready > 0) advance(*shared, *state);
+    state->lock.unlock();
+  }
+}
+
 std::shared_ptr<NonblockingState> state_of(CommShared& shared) {
   std::lock_guard<std::mutex> guard(shared.nonblocking_lock);
-  if (!shared.nonblocking) shared.nonblocking = std::make_shared<NonblockingState>(shared.mpi_size);
+  if (!shared.nonblocking) {
+    shared.nonblocking = std::make_shared<NonblockingState>(shared.mpi_size);
+    add_progress_hook(&progress_waiting);
+    std::lock_guard<std::mutex> registered(registry().lock);
+    registry().states.emplace_back(&shared, shared.nonblocking);
+  }
   return shared.nonblocking;
 }
 
@@ -338,6 +462,23 @@ class Operation final : public Deferred {
 
 }  // namespace
 
+void forget_nonblocking(CommShared& shared) {
+  std::shared_ptr<NonblockingState> state;
+  {
+    std::lock_guard<std::mutex> guard(shared.nonblocking_lock);
+    state = shared.nonblocking;
+  }
+  if (!state) return;
+  {
+    std::lock_guard<std::mutex> guard(registry().lock);
+    std::erase_if(registry().states,
+                  [&shared](const auto& entry) { return entry.first == &shared; });
+  }
+  std::lock_guard<std::mutex> guard(state->lock);
+  unready_calls.fetch_sub(state->unready, std::memory_order_relaxed);
+  state->unready = 0;
+}
+
 int start_nonblocking(NonblockingCall&& call, Request* request) {
   Endpoint* e = call.e;
   CommShared& shared = *e->shared;
@@ -360,11 +501,17 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
       next->from.resize(static_cast<std::size_t>(shared.mpi_size));
       next->missing = shared.mpi_size - 1;
       state->calls.push_back(std::move(next));
+      ++state->unready;
+      unready_calls.fetch_add(1, std::memory_order_relaxed);
     }
     process_call = state->calls[static_cast<std::size_t>(number - state->first)];
-    if (process_call->arrived == 0 && call.step) {
-      process_call->step = std::move(call.step);
-      process_call->missing = 0;
+    if (process_call->arrived == 0) {
+      process_call->route = call.route;
+      process_call->route_root = call.route_root;
+      if (call.step) {
+        process_call->step = std::move(call.step);
+        process_call->missing = 0;
+      }
     }
     process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
     ++process_call->arrived;

@@ -9,8 +9,8 @@
 // every contribution, the endpoint's own `take` (unpack the blocks addressed
 // to it, or reduce in rank order) runs in its Test or Wait and completes the
 // request. Exact for every op and layout, on intra- and inter-communicators
-// alike, and linear in the total size: every process receives every
-// contribution.
+// alike. A process receives every contribution, unless the call routes
+// its blocks (NonblockingCall::Route) to the processes that take them.
 //
 // Calls are numbered by each endpoint (the same number everywhere, since
 // every endpoint starts the collectives of a communicator in the same
@@ -20,8 +20,13 @@
 //    sends the process's message at once, so that a process whose endpoints
 //    are all busy elsewhere (in a blocking receive, say) still gives the
 //    others what they wait for;
-//  - the other processes' messages are received by whichever endpoint of
-//    the process tests or waits for one of its requests.
+//  - the other processes' messages are received, and the MPI steps of the
+//    hierarchical form (ProcessStep) tested and moved on, by whichever
+//    endpoint of the process tests or waits for one of its requests, and by
+//    every endpoint of the process that waits for anything else in libep
+//    (a hook of base/backoff.hpp), as MPI progresses a process's
+//    collectives in any of its calls: a step of several rounds (Comm_idup's)
+//    needs that to reach its next round while the endpoints block elsewhere.
 // The messages from one process come in call order (MPI does not let
 // messages with the same source and tag overtake each other), and each
 // process receives them in that order, one at a time per source.
@@ -58,6 +63,20 @@ class ProcessStep {
   /// endpoints take goes to *result. Returns an MPI error code.
   virtual int start(const CommShared& shared, std::vector<std::vector<std::byte>>& mine,
                     std::vector<std::byte>* result, std::vector<MPI_Request>* requests) = 0;
+  /// Called once the requests of start, or of the last proceed, have all
+  /// completed: a step of several rounds starts the next one here, its
+  /// requests appended to *requests, and sets *more. Returns an MPI error
+  /// code.
+  virtual int proceed(const CommShared& /*shared*/, std::vector<MPI_Request>* /*requests*/,
+                      bool* more) {
+    *more = false;
+    return MPI_SUCCESS;
+  }
+  /// An exclusive step starts only once the communicator's earlier exclusive
+  /// steps are over, and the calls after it wait until it started (so the
+  /// processes still start everything in call order): Comm_idup's, whose MPI
+  /// communicator creations must not overlap (comm/idup.cpp says why).
+  virtual bool exclusive() const { return false; }
 };
 
 /// Where the MPI steps run: see ProcessStep.
@@ -79,12 +98,27 @@ struct NonblockingCall {
   HeldTypes held;                // the datatypes `take` uses
   // The hierarchical form; `take` then reads Gathered::result.
   std::shared_ptr<ProcessStep> step;
+  // The gathered form sends every process the blocks it needs: by default
+  // all of them (Route::everyone); the rooted and personalized collectives
+  // of intra-communicators send a process only what its endpoints take, as
+  // the blocking ones' process steps do: every block to the process of
+  // rank `route_root` (Route::root: Igather, the Ireduce of the gathered
+  // form), or block j to the process of rank j (Route::by_rank: Iscatter,
+  // Ialltoall). Agreed arguments only: every endpoint routes a call alike.
+  enum class Route : std::uint8_t { everyone, root, by_rank };
+  Route route = Route::everyone;
+  int route_root = -1;
   // Whether the request waits for the others even with nothing to take
   // (Ibarrier). Otherwise an endpoint that takes nothing (a root of Ibcast,
   // Iscatter; a sender of Igather, Ireduce) completes in the call, its data
   // packed: its buffers are free again, which is all MPI promises there.
   bool synchronizing = false;
 };
+
+/// The communicator's process part is going away (comm/build.cpp,
+/// release_shared): its non-blocking collectives are no longer moved on by
+/// the waits of other communicators' endpoints.
+void forget_nonblocking(CommShared& shared);
 
 /// Starts `call`: its contribution is packed and handed to the process; the
 /// request in *request completes through ep::Wait/Test. A failure to start

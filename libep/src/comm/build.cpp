@@ -9,6 +9,7 @@
 #include <string>
 
 #include "coll/mpi_step.hpp"
+#include "coll/nonblocking.hpp"
 #include "comm/inspect.hpp"
 #include "object/error.hpp"
 #include "p2p/engine.hpp"
@@ -286,8 +287,15 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
   }
   const int local_count = shared->map.count_on(shared->mpi_rank);
   shared->team = std::make_unique<LocalTeam>(local_count);
+  const bool premade = agreed && !agreed->premade.empty();
+  if (premade && agreed->premade.size() != static_cast<std::size_t>(local_count)) {
+    *why = "the endpoints made ahead do not match the process's part";
+    release_shared(shared.release());
+    return MPI_ERR_INTERN;
+  }
   for (int local = 0; local < local_count; ++local) {
-    auto endpoint = std::make_unique<Endpoint>();
+    std::unique_ptr<Endpoint> endpoint(premade ? agreed->premade[static_cast<std::size_t>(local)]
+                                               : new Endpoint);
     endpoint->shared = shared.get();
     endpoint->local = local;
     endpoint->rank = shared->map.rank_of(shared->mpi_rank, local);
@@ -305,6 +313,11 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
   for (auto& endpoint : shared->endpoints) {
     const auto c = static_cast<std::size_t>(shared->tags.channel_of(endpoint->local));
     if (on_channel[c] > 1) endpoint->lane = &shared->lanes[c];
+  }
+  if (premade) {
+    // Theirs now; their handles, given out already, become valid.
+    for (Endpoint* e : agreed->premade) EndpointPool::revive(e);
+    agreed->premade.clear();
   }
   shared->live.store(local_count);
   *out = shared.release();
@@ -461,6 +474,7 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
 }
 
 int release_shared(CommShared* shared) {
+  forget_nonblocking(*shared);
   int rc = MPI_SUCCESS;
   const auto keep_first = [&rc](int call_rc) { keep_first_error(&rc, call_rc); };
   bool pending = false;

@@ -93,10 +93,15 @@ void release_offer(const PoolOffer& offer);
 /// this process's id for it, the communicator's name (pool_name of process
 /// 0's world rank and id; -1: not agreed yet, build agrees on it with an
 /// MPI_Bcast), and the pooled set to take over, if any.
+/// `premade`, when not empty, holds this process's endpoints by local rank,
+/// made ahead with their handles retired (Comm_idup gives the handles out
+/// before the communicator exists: comm/idup.cpp); the build takes them
+/// over and revives their handles once it succeeded.
 struct Agreed {
   int id = 0;
   std::int64_t name = 0;
   std::optional<PooledSet> pooled;
+  std::vector<Endpoint*> premade;
 };
 /// `count` fresh process-wide communicator ids (CommShared::id): the first.
 int draw_comm_ids(int count = 1);

@@ -257,7 +257,7 @@ CommShared* obtain_intercomm(const PendingKey& key, const detail::InterLayout& l
     CommShared* made = nullptr;
     std::string why;
     // The carrier's name is agreed on over it (no process-wide id exchanged).
-    detail::Agreed agreed{detail::draw_comm_ids(), -1, std::nullopt};
+    detail::Agreed agreed{detail::draw_comm_ids(), -1, std::nullopt, {}};
     int rc = MPI_SUCCESS;
     if (pooled >= 0) {
       std::vector<int> worlds(layout.processes.begin(), layout.processes.end());

@@ -259,7 +259,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     const detail::SplitGroup& group = all_groups[i];
     if (!hosts(group)) continue;
     const GroupPlan& plan = plans[i];
-    detail::Agreed agreed{plan.id, plan.name, std::nullopt};
+    detail::Agreed agreed{plan.id, plan.name, std::nullopt, {}};
     if (plan.pooled >= 0) {
       agreed.pooled =
           detail::take_pooled(plan.pooled, plan.world_ranks, group.map.max_per_process());

@@ -83,6 +83,13 @@ class HandlePool {
   /// the new object's handle differs from the old one's.
   static void revive(const T* object) { bump(slot_of(object)); }
 
+  /// The handle a retired object will have once revived: for an object
+  /// whose handle must be given out before the object is ready for use.
+  static std::uintptr_t revived_handle(const T* object) {
+    const Slot* s = slot_of(object);
+    return std::uintptr_t{(s->generation.load(std::memory_order_relaxed) | 1u)} << 32 | s->index;
+  }
+
   /// The handle of a live object of the pool.
   static std::uintptr_t handle(const T* object) {
     const Slot* s = slot_of(object);

@@ -7,6 +7,7 @@
 #include "ep/p2p.hpp"
 #include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
+#include "p2p/internal.hpp"
 
 namespace ep {
 
@@ -162,6 +163,7 @@ int Test(Request* request, int* flag, Status* status) {
   }
   progress_owners(1, request);
   *flag = detail::test_request(impl(*request), /*progressed=*/true);
+  detail::note_poll(*flag != 0);
   if (!*flag) return MPI_SUCCESS;
   return detail::finish_request(request, status, fn);
 }
@@ -190,10 +192,12 @@ int Testall(int count, Request requests[], int* flag, Status statuses[]) {
   for (int i = 0; i < count; ++i) {
     if (!is_idle(requests[i]) && !detail::test_request(impl(requests[i]), /*progressed=*/true)) {
       *flag = 0;
+      detail::note_poll(false);
       return MPI_SUCCESS;
     }
   }
   *flag = 1;
+  detail::note_poll(true);
   return finish_all(count, requests, statuses, fn);
 }
 
@@ -212,6 +216,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
     if (all) break;
     backoff.pause();
   }
+  detail::note_poll(true);
   return finish_all(count, requests, statuses, fn);
 }
 
@@ -221,7 +226,9 @@ int Testany(int count, Request requests[], int* index, int* flag, Status* status
   if (rc != MPI_SUCCESS) return rc;
   if (!index || !flag) return detail::raise(nullptr, MPI_ERR_ARG, fn, "a result pointer is null");
   progress_owners(count, requests);
-  return test_any(count, requests, index, flag, status, fn);
+  rc = test_any(count, requests, index, flag, status, fn);
+  detail::note_poll(*flag != 0);
+  return rc;
 }
 
 int Waitany(int count, Request requests[], int* index, Status* status) {
@@ -234,7 +241,10 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
     progress_owners(count, requests);
     int flag = 0;
     rc = test_any(count, requests, index, &flag, status, fn);
-    if (rc != MPI_SUCCESS || flag) return rc;
+    if (rc != MPI_SUCCESS || flag) {
+      detail::note_poll(true);
+      return rc;
+    }
     backoff.pause();
   }
 }
@@ -244,7 +254,9 @@ int Testsome(int incount, Request requests[], int* outcount, int indices[], Stat
   const int rc = check_some(incount, requests, outcount, indices, fn);
   if (rc != MPI_SUCCESS) return rc;
   progress_owners(incount, requests);
-  return test_some(incount, requests, outcount, indices, statuses, fn);
+  const int some_rc = test_some(incount, requests, outcount, indices, statuses, fn);
+  detail::note_poll(*outcount != 0);
+  return some_rc;
 }
 
 int Waitsome(int incount, Request requests[], int* outcount, int indices[], Status statuses[]) {
@@ -255,7 +267,10 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   for (;;) {
     progress_owners(incount, requests);
     rc = test_some(incount, requests, outcount, indices, statuses, fn);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    if (rc != MPI_SUCCESS || *outcount != 0) {
+      detail::note_poll(true);
+      return rc;
+    }
     backoff.pause();
   }
 }
@@ -274,6 +289,7 @@ int Request_get_status(Request request, int* flag, Status* status) {
   progress_owners(1, &request);
   RequestImpl* r = impl(request);
   *flag = detail::test_request(r, /*progressed=*/true);
+  detail::note_poll(*flag != 0);
   if (!*flag) return MPI_SUCCESS;
   // The request stays as it is (MPI): only its status is reported.
   if (r->kind != RequestImpl::Kind::send) detail::give_status(status, r->status);
@@ -293,17 +309,7 @@ int Request_free(Request* request) {
   RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
   if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
   *request = REQUEST_NULL;
-  const auto state = r->state.load(std::memory_order_acquire);
-  if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
-    detail::free_request(r);
-    return MPI_SUCCESS;
-  }
-  // Still running: it completes on its own (MPI semantics); the endpoint
-  // reclaims it then. The user's copies of the handle are stale from now.
-  detail::RequestPool::retire(r);
-  r->freed_by_user = true;
-  r->persistent = false;
-  r->endpoint->orphans.push_back(r);
+  detail::internal_release(r);
   return MPI_SUCCESS;
 }
 
