@@ -162,11 +162,12 @@ int Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
 // operation makes progress whenever an endpoint of its communicator tests or
 // waits for one of its requests; an endpoint that only calls Test in a loop
 // finishes. Until completion the buffers, and the count, displacement and
-// datatype arrays, belong to the operation; datatypes may be freed by the
-// user meanwhile. Errors of endpoint-local arguments are raised when the
-// operation completes, in the request's status. Ep::Cancel of such a
-// request gives MPI_ERR_REQUEST; Request_free is allowed, as for
-// point-to-point requests.
+// datatype arrays, belong to the operation; datatypes and user-defined ops
+// may be freed by the user meanwhile (for ops, libep defines MPI_Op_free:
+// docs/design.md, "Non-blocking collectives"). Errors of endpoint-local
+// arguments are raised when the operation completes, in the request's
+// status. Ep::Cancel of such a request gives MPI_ERR_REQUEST; Request_free is
+// allowed, as for point-to-point requests.
 
 /// As MPI_Ibarrier.
 int Ibarrier(Comm comm, Request* request);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/held_op.hpp"
 #include "coll/blocks.hpp"
 #include "coll/entry.hpp"
 #include "coll/gathered.hpp"
@@ -246,10 +247,11 @@ ConstTyped operand(const Entered& in, const void* buf, int count, MPI_Datatype t
   return {buf, count, type, in.layout};
 }
 
-// The reduction of the operands of `from` (in that order) into `into`.
+// The reduction of the operands of `from` (in that order) into `into`. The
+// op is held until the take is gone: the user may free theirs meanwhile.
 detail::Take fold_into(std::vector<int> from, Typed into, MPI_Op op) {
-  return [from = std::move(from), into, op](const Gathered& g) {
-    return from.empty() ? MPI_SUCCESS : detail::fold(g, from, into, op);
+  return [from = std::move(from), into, op = detail::HeldOp(op)](const Gathered& g) {
+    return from.empty() ? MPI_SUCCESS : detail::fold(g, from, into, op.get());
   };
 }
 
@@ -322,9 +324,9 @@ int reduce_scatter(const Entered& in, const void* sendbuf, void* recvbuf, const 
   c.send = {in_place ? ConstTyped{recvbuf, static_cast<int>(total), type, in.layout}
                      : operand(in, sendbuf, static_cast<int>(total), type, "sendbuf", c)};
   const Typed out = held(c, Typed{recvbuf, mine, type, in.layout});
-  c.take = [from = sources(*e), out, total, first, op](const Gathered& g) {
+  c.take = [from = sources(*e), out, total, first, op = detail::HeldOp(op)](const Gathered& g) {
     const detail::TypedScratch whole(static_cast<int>(total), out.type, out.layout);
-    const int rc = detail::fold(g, from, whole.typed(), op);
+    const int rc = detail::fold(g, from, whole.typed(), op.get());
     if (rc != MPI_SUCCESS) return rc;
     return detail::copy_typed(whole.typed().slice(first, out.count), out);
   };

@@ -462,26 +462,6 @@ class Operation final : public Deferred {
 
 }  // namespace
 
-HeldTypes::~HeldTypes() {
-  for (auto& [user, held] : copies_) MPI_Type_free(&held);
-}
-
-int HeldTypes::hold(Typed* t) {
-  if (is_predefined(t->type)) return MPI_SUCCESS;
-  for (const auto& [user, held] : copies_) {
-    if (user == t->type) {
-      t->type = held;
-      return MPI_SUCCESS;
-    }
-  }
-  MPI_Datatype copy = MPI_DATATYPE_NULL;
-  const int rc = MPI_Type_dup(t->type, &copy);
-  if (rc != MPI_SUCCESS) return rc;
-  copies_.emplace_back(t->type, copy);
-  t->type = copy;
-  return MPI_SUCCESS;
-}
-
 void forget_nonblocking(CommShared& shared) {
   std::shared_ptr<NonblockingState> state;
   {

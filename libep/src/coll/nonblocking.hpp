@@ -39,32 +39,13 @@
 #include <vector>
 
 #include "base/datatype.hpp"
+#include "base/held_type.hpp"
 #include "coll/checks.hpp"
 #include "coll/gathered.hpp"
 #include "ep/types.hpp"
 #include "object/endpoint.hpp"
 
 namespace ep::detail {
-
-/// Datatypes an operation uses after its call returned, held until it
-/// completes: derived ones are duplicated, since the user may free theirs
-/// meanwhile (MPI defers such a free).
-class HeldTypes {
- public:
-  HeldTypes() = default;
-  HeldTypes(const HeldTypes&) = delete;
-  HeldTypes& operator=(const HeldTypes&) = delete;
-  HeldTypes(HeldTypes&& other) noexcept : copies_(std::exchange(other.copies_, {})) {}
-  HeldTypes& operator=(HeldTypes&&) = delete;
-  ~HeldTypes();
-
-  /// Makes `t` use the held copy of its datatype. Returns an MPI error code
-  /// (`t` then keeps the user's datatype).
-  int hold(Typed* t);
-
- private:
-  std::vector<std::pair<MPI_Datatype, MPI_Datatype>> copies_;  // (user's, held)
-};
 
 /// The hierarchical form of a non-blocking collective: instead of sending
 /// its contributions to every process, the process makes one of MPI's

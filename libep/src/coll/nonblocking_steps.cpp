@@ -50,7 +50,7 @@ int ReduceStep::start(const CommShared& shared, std::vector<std::vector<std::byt
   // acc = x[l] op acc from the last down keeps local rank order.
   for (std::size_t l = mine.size() - 1; l-- > 0 && rc == MPI_SUCCESS;) {
     rc = MPI_Reduce_local(typed_base(mine[l].data() + header, count_, layout_), acc, count_, type_,
-                          op_);
+                          op_.get());
   }
   if (shared.mpi_size == 1) return rc;
   // The MPI step runs even when combining failed, so that no process waits
@@ -59,8 +59,9 @@ int ReduceStep::start(const CommShared& shared, std::vector<std::vector<std::byt
   const bool root = shared.mpi_rank == root_process_;
   const int step_rc =
       root_process_ < 0
-          ? MPI_Iallreduce(MPI_IN_PLACE, acc, count_, type_, op_, step_carrier(shared), request)
-          : MPI_Ireduce(root ? MPI_IN_PLACE : acc, root ? acc : nullptr, count_, type_, op_,
+          ? MPI_Iallreduce(MPI_IN_PLACE, acc, count_, type_, op_.get(), step_carrier(shared),
+                           request)
+          : MPI_Ireduce(root ? MPI_IN_PLACE : acc, root ? acc : nullptr, count_, type_, op_.get(),
                         root_process_, step_carrier(shared), request);
   return rc != MPI_SUCCESS ? rc : step_rc;
 }

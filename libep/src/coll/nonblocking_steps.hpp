@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/datatype.hpp"
+#include "base/held_op.hpp"
 #include "coll/nonblocking.hpp"
 
 namespace ep::detail {
@@ -52,8 +53,9 @@ class ReduceStep final : public ProcessStep {
         layout_(element.layout),
         op_(op),
         root_process_(root_process) {}
-  /// Holds the datatype (HeldTypes) for the MPI step. Returns an MPI error
-  /// code.
+  /// Holds the datatype (HeldTypes) for the MPI step; the op is held from
+  /// construction (HeldOp), since the step may start after the user freed
+  /// theirs. Returns an MPI error code.
   int hold();
   int start(const CommShared& shared, std::vector<std::vector<std::byte>>& mine,
             std::vector<std::byte>* result, std::vector<MPI_Request>* requests) override;
@@ -62,7 +64,7 @@ class ReduceStep final : public ProcessStep {
   int count_;
   MPI_Datatype type_;
   TypeLayout layout_;
-  MPI_Op op_;
+  HeldOp op_;
   int root_process_;
   HeldTypes held_;
 };

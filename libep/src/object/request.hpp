@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/datatype.hpp"
+#include "base/held_type.hpp"
 #include "ep/types.hpp"
 #include "object/handle_pool.hpp"
 
@@ -95,7 +96,7 @@ struct RequestImpl {
   void* buf = nullptr;
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  bool owns_type = false;  // `type` is the request's duplicate, freed with it
+  HeldType held_type;  // when holding, `type` is its duplicate (hold_type), freed with it
   TypeLayout layout;
   int peer = 0;    // destination or source rank, as the user gave it
   int target = 0;  // sends: the destination's union rank (object/endpoint.hpp)
@@ -121,11 +122,7 @@ struct RequestImpl {
   RequestImpl() = default;
   RequestImpl(const RequestImpl&) = delete;
   RequestImpl& operator=(const RequestImpl&) = delete;
-  ~RequestImpl() {
-    // The request's own duplicate of a derived datatype (hold_type): the
-    // user may free theirs while the operation is pending.
-    if (owns_type) MPI_Type_free(&type);
-  }
+  ~RequestImpl() = default;
 
   static void* operator new(std::size_t size);
   static void operator delete(void* storage);

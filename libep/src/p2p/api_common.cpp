@@ -22,13 +22,8 @@ void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const M
 }
 
 int hold_type(RequestImpl* r) {
-  if (r->owns_type || is_predefined(r->type)) return MPI_SUCCESS;
-  MPI_Datatype copy = MPI_DATATYPE_NULL;
-  const int rc = MPI_Type_dup(r->type, &copy);
-  if (rc != MPI_SUCCESS) return rc;
-  r->type = copy;
-  r->owns_type = true;
-  return MPI_SUCCESS;
+  if (r->held_type.holding()) return MPI_SUCCESS;
+  return r->held_type.hold(&r->type);
 }
 
 int start_request(RequestImpl* r, bool blocking, const char* function) {
