@@ -205,6 +205,35 @@ void eptest::run(Context& t) {
     t.out("Comm_dup with a null newcomm on rank 0: MPI_ERR_ARG there, the others go on");
   }
 
+  // Comm_idup of COMM_NULL; then with a null newcomm on rank 0 only, which
+  // still takes part (endpoints only, as Comm_dup above).
+  {
+    api::Comm dup = api::COMM_NULL;
+    api::Request request = api::REQUEST_NULL;
+    t.expect_class(api::Comm_idup(api::COMM_NULL, &dup, &request), MPI_ERR_COMM,
+                   "Comm_idup of COMM_NULL");
+    t.out("Comm_idup of COMM_NULL: MPI_ERR_COMM");
+  }
+  if (kEndpoints) {
+    api::Comm dup = api::COMM_NULL;
+    api::Request request = api::REQUEST_NULL;
+    const int rc = api::Comm_idup(t.comm(), t.rank() == 0 ? nullptr : &dup, &request);
+    if (t.rank() == 0) {
+      t.expect_class(rc, MPI_ERR_ARG, "Comm_idup with a null newcomm");
+      t.check(request == api::REQUEST_NULL, "Comm_idup with a null newcomm: no request");
+    } else if (t.check_rc(rc, "Comm_idup beside a null newcomm") &&
+               t.check_rc(api::Wait(&request, api::STATUS_IGNORE), "Wait for that idup")) {
+      int rank = -1;
+      t.check_rc(api::Comm_rank(dup, &rank), "Comm_rank of that idup");
+      t.expect_eq(rank, t.rank(), "rank in the idup beside a null newcomm");
+      t.check_rc(api::Comm_free(&dup), "Comm_free of that idup");
+    }
+    // In libep, whose waits move the duplicate on where rank 0 is its
+    // process's only endpoint (the harness's barrier waits in MPI).
+    t.check_rc(api::Barrier(t.comm()), "Barrier");
+    t.out("Comm_idup with a null newcomm on rank 0: MPI_ERR_ARG there, the others go on");
+  }
+
   if (t.size() < 2) {
     t.out("one rank: no inter-communicator to make");
     return;

@@ -1,6 +1,8 @@
 // Freed and garbage handles under MPI_ERRORS_RETURN: a communicator handle
 // used after Comm_free gets MPI_ERR_COMM, a request handle used after it was
-// freed gets MPI_ERR_REQUEST, and neither reaches the objects made since
+// freed gets MPI_ERR_REQUEST, a message handle after its message was
+// received MPI_ERR_ARG (libep's class for a bad message handle), a window
+// handle after Win_free MPI_ERR_WIN, and none reaches the objects made since
 // (which may sit where the freed ones were). Values that were never handles
 // get the same classes.
 //
@@ -157,6 +159,116 @@ void freed_requests(Context& t) {
   t.barrier();
 }
 
+// A message handle after Mrecv or Imrecv received its message, next to a
+// message matched since (whose object may sit where the old one was).
+void received_messages(Context& t) {
+  int out = 50;
+  int buf = -1;
+  api::Message message = api::MESSAGE_NULL;
+  t.check_rc(api::Send(&out, 1, MPI_INT, t.rank(), 12, t.comm()), "Send");
+  t.check_rc(api::Mprobe(t.rank(), 12, t.comm(), &message, api::STATUS_IGNORE), "Mprobe");
+  const api::Message by_mrecv = message;
+  t.check_rc(api::Mrecv(&buf, 1, MPI_INT, &message, api::STATUS_IGNORE), "Mrecv");
+  t.expect_eq(buf, 50, "payload of Mrecv");
+  t.check(message == api::MESSAGE_NULL, "Mrecv left the message handle");
+
+  ++out;
+  api::Request request = api::REQUEST_NULL;
+  t.check_rc(api::Send(&out, 1, MPI_INT, t.rank(), 12, t.comm()), "Send");
+  t.check_rc(api::Mprobe(t.rank(), 12, t.comm(), &message, api::STATUS_IGNORE), "Mprobe");
+  const api::Message by_imrecv = message;
+  t.check_rc(api::Imrecv(&buf, 1, MPI_INT, &message, &request), "Imrecv");
+  t.check_rc(api::Wait(&request, api::STATUS_IGNORE), "Wait");
+  t.expect_eq(buf, 51, "payload of Imrecv");
+
+  // A message matched after both, waiting to be received.
+  ++out;
+  api::Message fresh = api::MESSAGE_NULL;
+  t.check_rc(api::Send(&out, 1, MPI_INT, t.rank(), 12, t.comm()), "Send");
+  t.check_rc(api::Mprobe(t.rank(), 12, t.comm(), &fresh, api::STATUS_IGNORE), "Mprobe");
+
+  int value = -1;
+  for (int which = 0; which < 5; ++which) {
+    const api::Message stale = which == 0   ? by_mrecv
+                               : which == 1 ? by_imrecv
+                                            : garbage<api::Message>(which - 2, &value);
+    const char* what = which == 0   ? "a message received by Mrecv"
+                       : which == 1 ? "a message received by Imrecv"
+                                    : "a garbage message handle";
+    api::Message handle = stale;
+    buf = -1;
+    t.expect_class(api::Mrecv(&buf, 1, MPI_INT, &handle, api::STATUS_IGNORE), MPI_ERR_ARG,
+                   fmt::format("Mrecv of {}", what));
+    t.check(handle == stale && buf == -1, fmt::format("Mrecv of {} changed its arguments", what));
+    request = api::REQUEST_NULL;
+    t.expect_class(api::Imrecv(&buf, 1, MPI_INT, &handle, &request), MPI_ERR_ARG,
+                   fmt::format("Imrecv of {}", what));
+    t.check(handle == stale && request == api::REQUEST_NULL,
+            fmt::format("Imrecv of {} changed its arguments", what));
+  }
+  // The message matched since is still there, with its payload.
+  t.check_rc(api::Mrecv(&buf, 1, MPI_INT, &fresh, api::STATUS_IGNORE), "Mrecv of the new message");
+  t.expect_eq(buf, 52, "payload of the new message");
+  t.out("received and garbage messages: MPI_ERR_ARG; the next one unaffected");
+}
+
+// A window handle after Win_free, next to windows made right after the free.
+void freed_window(Context& t) {
+  int* base = nullptr;
+  api::Win win = api::WIN_NULL;
+  t.check_rc(api::Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, t.comm(), &base, &win),
+             "Win_allocate");
+  const api::Win stale = win;
+  t.check_rc(api::Win_free(&win), "Win_free");
+  t.check(win == api::WIN_NULL, "Win_free left the handle");
+  api::Win made[kFresh] = {};
+  int* bases[kFresh] = {};
+  for (int i = 0; i < kFresh; ++i) {
+    t.check_rc(
+        api::Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, t.comm(), &bases[i], &made[i]),
+        "Win_allocate after the free");
+    t.check_rc(api::Win_set_errhandler(made[i], MPI_ERRORS_RETURN), "Win_set_errhandler");
+    *bases[i] = -1;
+  }
+
+  int value = -1;
+  int out = 60 + t.rank();
+  for (int which = 0; which < 4; ++which) {
+    const api::Win bad = which == 0 ? stale : garbage<api::Win>(which - 1, &value);
+    const char* what = which == 0 ? "a freed window" : "a garbage window handle";
+    void* attribute = nullptr;
+    int flag = -1;
+    t.expect_class(api::Win_get_attr(bad, MPI_WIN_BASE, &attribute, &flag), MPI_ERR_WIN,
+                   fmt::format("Win_get_attr on {}", what));
+    t.check(flag == -1, fmt::format("Win_get_attr on {} set the flag", what));
+    t.expect_class(api::Win_set_errhandler(bad, MPI_ERRORS_ARE_FATAL), MPI_ERR_WIN,
+                   fmt::format("Win_set_errhandler on {}", what));
+    // Every endpoint makes the same mistake, so nobody is left waiting.
+    t.expect_class(api::Win_fence(0, bad), MPI_ERR_WIN, fmt::format("Win_fence on {}", what));
+    t.expect_class(api::Put(&out, 1, MPI_INT, t.rank(), 0, 1, MPI_INT, bad), MPI_ERR_WIN,
+                   fmt::format("Put on {}", what));
+    api::Win again = bad;
+    t.expect_class(api::Win_free(&again), MPI_ERR_WIN, fmt::format("Win_free of {}", what));
+    t.check(again == bad, fmt::format("Win_free of {} changed the handle", what));
+  }
+
+  // The new windows are untouched: their handlers, and traffic on each.
+  const int right = (t.rank() + 1) % t.size();
+  const int left = (t.rank() + t.size() - 1) % t.size();
+  for (int i = 0; i < kFresh; ++i) {
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    t.check_rc(api::Win_get_errhandler(made[i], &handler), "Win_get_errhandler");
+    t.check(handler == MPI_ERRORS_RETURN, "a new window's handler changed");
+    if (handler != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&handler);
+    t.check_rc(api::Win_fence(0, made[i]), "Win_fence");
+    t.check_rc(api::Put(&out, 1, MPI_INT, right, 0, 1, MPI_INT, made[i]), "Put");
+    t.check_rc(api::Win_fence(0, made[i]), "Win_fence");
+    t.expect_eq(*bases[i], 60 + left, "payload in a new window");
+  }
+  for (api::Win& w : made) t.check_rc(api::Win_free(&w), "Win_free");
+  t.out("freed and garbage windows: MPI_ERR_WIN; the next ones unaffected");
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -166,4 +278,6 @@ void eptest::run(Context& t) {
   t.check_rc(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   freed_communicator(t);
   freed_requests(t);
+  received_messages(t);
+  freed_window(t);
 }

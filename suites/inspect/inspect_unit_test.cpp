@@ -376,6 +376,40 @@ TEST(Runs, TellsRunsApart) {
   EXPECT_TRUE(mixed_runs({{"a0", a0}, {"unknown", unknown}}).empty());
 }
 
+// Run ids: views of one run read together; views alike in everything but
+// the run (a reused directory) are two runs, and so are views with and
+// without an id; a malformed id is a broken document.
+TEST(Runs, TellsRunsApartByTheirIds) {
+  const Model two({create({2})}, 2);
+  const auto has = [](const std::vector<std::string>& evidence, const std::string& text) {
+    return std::any_of(evidence.begin(), evidence.end(),
+                       [&](const std::string& e) { return e.find(text) != std::string::npos; });
+  };
+  const std::string first = "20261126T094624Z-5f0c9e2a6b3d1847";
+  const std::string second = "20261126T094625Z-0000000000000001";
+  json a0 = intra_document(two, {0, 1, 2, 3}, 0, "w0c0");
+  json a1 = intra_document(two, {0, 1, 2, 3}, 2, "w0c0");
+  json a2 = intra_document(two, {0, 1, 2, 3}, 0, "w0c1");
+  a0["run"] = a1["run"] = first;
+  EXPECT_TRUE(shape_error(a0).empty()) << shape_error(a0);
+  EXPECT_TRUE(mixed_runs({{"a0", a0}, {"a1", a1}}).empty());
+
+  a2["run"] = second;
+  const auto runs = mixed_runs({{"a0", a0}, {"a1", a1}, {"a2", a2}});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_TRUE(has(runs, "run " + first + ": 2 files: a0, a1")) << runs.front();
+  EXPECT_TRUE(has(runs, "run " + second + ": 1 file: a2")) << runs.back();
+
+  a2.erase("run");
+  const auto older = mixed_runs({{"a0", a0}, {"a1", a1}, {"a2", a2}});
+  EXPECT_TRUE(has(older, "1 file names no run (libep before run ids): a2")) << older.back();
+
+  for (const json& bad : {json("20261126T094624Z-5F0C9E2A6B3D1847"), json("x"), json(7)}) {
+    a0["run"] = bad;
+    EXPECT_NE(shape_error(a0).find("'run' is "), std::string::npos) << shape_error(a0);
+  }
+}
+
 // Names are per process (each lists its own endpoints'), so views that
 // differ in them still agree; read places each by rank, and a document
 // without names (older dumps) reads as before.

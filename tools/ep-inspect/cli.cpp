@@ -56,9 +56,11 @@ read takes a file as a rank map only if every number in it is an integer
 within the file's own sizes (ranks below size, mpi ranks below the processes
 listed), and JSON nested at most 128 levels deep without a key given twice.
 It merges nothing from the dumps of more than one run (a reused EP_INSPECT
-directory, or two runs' directories): what shows the mix is printed instead.
-Dumps do not name their run, so files an earlier run left that agree with the
-later one cannot be told apart: give each run its own directory.
+directory, or two runs' directories): what shows the mix is printed instead,
+first the runs the files name ("run" in each dump, shared by the processes of
+a run). Dumps of libep before run ids name none: among them, files an earlier
+run left that agree with the later one cannot be told apart. Give each run
+its own directory.
 
 Examples:
   scripts/mpirun.sh -np 2 ep-inspect create --ep 2

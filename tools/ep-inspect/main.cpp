@@ -153,8 +153,8 @@ int run_read(const Command& c) {
     for (std::size_t i = 0; i < mix.size() && i < shown; ++i) fmt::print(stderr, "  {}\n", mix[i]);
     if (mix.size() > shown) fmt::print(stderr, "  ... and {} more\n", mix.size() - shown);
     fmt::print(stderr,
-               "libep's dumps do not say which run wrote them, so read merges nothing: give each "
-               "run its own EP_INSPECT directory (or empty it first) and read one run at a time\n");
+               "read merges nothing: give each run its own EP_INSPECT directory (or empty it "
+               "first) and read one run at a time\n");
     return exit_failed;
   }
   ordered_json merged = merge_dumps(dumps, c.check, f);

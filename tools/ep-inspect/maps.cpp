@@ -111,6 +111,11 @@ std::string ShapeCheck::run() {
   if (!parse_communicator_id(doc["communicator"].get<std::string>()))
     return fmt::format("'communicator' is {}; expected w<world rank>c<number> (e.g. \"w0c3\")",
                        doc["communicator"].dump());
+  // Optional (dumps before run ids have none); runs.cpp groups files by it.
+  if (doc.contains("run") &&
+      !(doc["run"].is_string() && valid_run_id(doc["run"].get<std::string>())))
+    return fmt::format("'run' is {}; expected <yyyymmdd>T<hhmmss>Z-<16 hex digits>",
+                       doc["run"].dump().substr(0, 80));
   const std::string kind = doc.contains("kind") && doc["kind"].is_string() ? doc["kind"] : "";
   if (kind != "intra" && kind != "inter") return "'kind' is neither \"intra\" nor \"inter\"";
   integer(doc, "", "mpi_size", 1, int_max);
@@ -349,6 +354,19 @@ std::optional<std::pair<int, int>> parse_communicator_id(std::string_view id) {
 
 const char* main_map(const json& doc) {
   return doc.value("kind", "") == "inter" ? "intercomm_rank_map" : "rank_map";
+}
+
+bool valid_run_id(std::string_view id) {
+  // 20261126T094624Z-5f0c9e2a6b3d1847, as libep/src/comm/inspect.cpp writes it.
+  constexpr std::string_view shape = "ddddddddTddddddZ-hhhhhhhhhhhhhhhh";
+  if (id.size() != shape.size()) return false;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    const auto c = static_cast<unsigned char>(id[i]);
+    const bool hex = std::isdigit(c) || (c >= 'a' && c <= 'f');
+    if (shape[i] == 'd' ? !std::isdigit(c) : shape[i] == 'h' ? !hex : id[i] != shape[i])
+      return false;
+  }
+  return true;
 }
 
 std::string shape_error(const json& doc) { return ShapeCheck(doc).run(); }

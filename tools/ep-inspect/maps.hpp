@@ -32,6 +32,10 @@ std::string shape_error(const nlohmann::json& doc);
 /// each an int; nothing if `id` is not one.
 std::optional<std::pair<int, int>> parse_communicator_id(std::string_view id);
 
+/// Whether `id` is a run id as libep writes it in a dump's "run":
+/// "<yyyymmdd>T<hhmmss>Z-<16 lowercase hex digits>".
+bool valid_run_id(std::string_view id);
+
 /// The invariants of one document of the right shape: ranks 0..size-1 each
 /// once and in order; every endpoint's process exists and its world rank and
 /// host are that process's; local ranks 0..n-1 on each process, n being the

@@ -45,10 +45,34 @@ json identity(const json& doc) {
           {"processes", processes}};
 }
 
+// One sentence per run when the dumps name more than one (a dump without a
+// run id counts as a run of its own kind), naming a few of its files.
+std::vector<std::string> runs_by_id(const std::vector<Dump>& dumps) {
+  std::map<std::string, std::vector<const Dump*>> by_run;  // "" for none
+  for (const Dump& d : dumps) {
+    if (!shape_error(d.doc).empty()) continue;
+    by_run[d.doc.contains("run") ? d.doc["run"].get<std::string>() : ""].push_back(&d);
+  }
+  if (by_run.size() < 2) return {};
+  std::vector<std::string> evidence;
+  for (const auto& [run, files] : by_run) {
+    constexpr std::size_t named = 3;
+    std::string list = described(*files[0]);
+    for (std::size_t i = 1; i < files.size() && i < named; ++i) list += ", " + files[i]->file;
+    if (files.size() > named) list += fmt::format(" and {} more", files.size() - named);
+    const std::string count = fmt::format("{} file{}", files.size(), files.size() == 1 ? "" : "s");
+    evidence.push_back(run.empty() ? fmt::format("{} {} no run (libep before run ids): {}", count,
+                                                 files.size() == 1 ? "names" : "name", list)
+                                   : fmt::format("run {}: {}: {}", run, count, list));
+  }
+  return evidence;
+}
+
 }  // namespace
 
 std::vector<std::string> mixed_runs(const std::vector<Dump>& dumps) {
-  std::vector<std::string> evidence;
+  // The run ids say it first; what one run cannot produce follows.
+  std::vector<std::string> evidence = runs_by_id(dumps);
   std::map<std::string, const Dump*> first_of;                 // communicator -> a view
   std::map<std::pair<std::string, int>, const Dump*> view_of;  // (communicator, world rank)
   std::map<int, std::pair<std::string, const Dump*>> host_of;  // world rank -> host, where

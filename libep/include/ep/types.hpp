@@ -14,17 +14,18 @@
 namespace ep {
 
 namespace detail {
-// Never defined: a Comm or Request is an opaque value that only libep
-// decodes (a slot of its object pool and a generation, object/handle_pool.hpp
-// inside the library), so that a freed or garbage handle gets MPI_ERR_COMM or
-// MPI_ERR_REQUEST instead of reaching freed memory or a newer object (only a
-// garbage value that happens to equal a live handle passes). Null is
-// COMM_NULL / REQUEST_NULL; handles compare equal only if they are the same
-// handle. Message and Win are still pointers checked by a magic word.
+// Never defined: a Comm, Request, Message or Win is an opaque value that
+// only libep decodes (a slot of its object pool and a generation,
+// object/handle_pool.hpp inside the library), so that a freed or garbage
+// handle gets MPI_ERR_COMM, MPI_ERR_REQUEST, MPI_ERR_ARG (a message, as
+// before) or MPI_ERR_WIN instead of reaching freed memory or a newer object
+// (only a garbage value that happens to equal a live handle passes). Null is
+// COMM_NULL / REQUEST_NULL / MESSAGE_NULL / WIN_NULL; handles compare equal
+// only if they are the same handle.
 struct CommHandle;
 struct RequestHandle;
-struct MessageImpl;
-struct WinImpl;
+struct MessageHandle;
+struct WinHandle;
 struct GroupImpl;
 }  // namespace detail
 
@@ -34,21 +35,20 @@ using Comm = detail::CommHandle*;
 /// A non-blocking or persistent operation on an endpoint.
 using Request = detail::RequestHandle*;
 /// A message taken off the queue by Mprobe/Improbe, to be received by Mrecv.
-using Message = detail::MessageImpl*;
+using Message = detail::MessageHandle*;
 
 inline constexpr Comm COMM_NULL = nullptr;
 inline constexpr Request REQUEST_NULL = nullptr;
 inline constexpr Message MESSAGE_NULL = nullptr;
 /// One endpoint's handle of an RMA window (ep/rma.hpp): each endpoint of
 /// the window's communicator holds its own, as each holds its own Comm.
-using Win = detail::WinImpl*;
+using Win = detail::WinHandle*;
 inline constexpr Win WIN_NULL = nullptr;
 
-namespace detail {
-extern MessageImpl message_no_proc;
-}
-/// What Mprobe/Improbe return for a probe on MPI_PROC_NULL (as MPI_MESSAGE_NO_PROC).
-inline Message const MESSAGE_NO_PROC = &detail::message_no_proc;
+/// What Mprobe/Improbe return for a probe on MPI_PROC_NULL (as
+/// MPI_MESSAGE_NO_PROC): a value no matched message's handle takes (its
+/// generation, the upper 32 bits, is even).
+inline Message const MESSAGE_NO_PROC = reinterpret_cast<Message>(std::uintptr_t{0xffffffff});
 
 /// An ordered set of endpoints, as MPI_Group is one of processes
 /// (ep/group.hpp). Groups of different communicators hold the same endpoint

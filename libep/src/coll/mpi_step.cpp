@@ -22,6 +22,9 @@ void back_off(int polls) {
   if (polls < kSpinningPolls) {
     cpu_relax();
   } else {
+    // A leader waiting here is its process's endpoint in libep: what must
+    // move on meanwhile (base/backoff.hpp) moves on here too.
+    run_progress_hooks();
     sched_yield();
   }
 }

@@ -1,5 +1,6 @@
 // ep::Comm_create_endpoints: the communicator every other one derives from.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -97,12 +98,25 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   // Every process learns every count, so a bad count anywhere fails the call
   // everywhere instead of leaving the other processes waiting; with it come
   // what makes each endpoint's identity (world rank, creation number).
+  // And this process's run id (or a candidate for it), for EP_INSPECT dumps.
   static std::atomic<std::int64_t> created{0};
-  const int mine[3] = {(num_ep > 0 && out == nullptr) ? -2 : num_ep,
-                       static_cast<int>(created.fetch_add(std::max(num_ep, 0))), world_rank};
-  std::vector<int> gathered(3 * static_cast<std::size_t>(size));
-  rc = MPI_Allgather(mine, 3, MPI_INT, gathered.data(), 3, MPI_INT, parent);
+  constexpr std::size_t stride = 3 + detail::run_ints;
+  int mine[stride] = {(num_ep > 0 && out == nullptr) ? -2 : num_ep,
+                      static_cast<int>(created.fetch_add(std::max(num_ep, 0))), world_rank};
+  const std::array<int, detail::run_ints> run = detail::run_to_ints(detail::run_candidate());
+  std::copy(run.begin(), run.end(), mine + 3);
+  std::vector<int> gathered(stride * static_cast<std::size_t>(size));
+  rc = MPI_Allgather(mine, static_cast<int>(stride), MPI_INT, gathered.data(),
+                     static_cast<int>(stride), MPI_INT, parent);
   if (rc != MPI_SUCCESS) return mpi_failed(parent, rc, "MPI_Allgather");
+  const auto field = [&](int p, std::size_t i) {
+    return gathered.data() + stride * static_cast<std::size_t>(p) + i;
+  };
+  // The run of the lowest rank that has one, else rank 0's candidate: one
+  // id for the processes of a run, drawn once, with no exchange of its own.
+  int run_source = 0;
+  while (run_source < size && !detail::run_from_ints(field(run_source, 3)).known) ++run_source;
+  detail::adopt_run(detail::run_from_ints(field(run_source == size ? 0 : run_source, 3)));
   // Host names, for rank maps shown to people (comm/inspect.hpp).
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int name_length = 0;
@@ -115,17 +129,16 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   if (gather_rc != MPI_SUCCESS) return mpi_failed(parent, gather_rc, "MPI_Allgather of host names");
   for (int p = 0; p < size; ++p) {
     const char* host = names.data() + static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME;
-    detail::remember_host(gathered[3 * static_cast<std::size_t>(p) + 2],
-                          std::string(host, strnlen(host, MPI_MAX_PROCESSOR_NAME)));
+    detail::remember_host(*field(p, 2), std::string(host, strnlen(host, MPI_MAX_PROCESSOR_NAME)));
   }
   std::vector<int> counts;
   std::vector<std::int64_t> identities;
   for (int p = 0; p < size; ++p) {
-    const int count = gathered[3 * static_cast<std::size_t>(p)];
+    const int count = *field(p, 0);
     counts.push_back(count);
     for (int l = 0; l < count; ++l) {
-      const std::int64_t host = gathered[3 * static_cast<std::size_t>(p) + 2];
-      identities.push_back(host << 32 | (gathered[3 * static_cast<std::size_t>(p) + 1] + l));
+      const std::int64_t host = *field(p, 2);
+      identities.push_back(host << 32 | (*field(p, 1) + l));
     }
     if (count >= 0) continue;
     if (count == -2) {

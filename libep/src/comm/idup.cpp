@@ -36,6 +36,7 @@
 #include "comm/build.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
+#include "p2p/internal.hpp"
 
 namespace ep {
 
@@ -168,8 +169,10 @@ int Comm_idup(Comm comm, Comm* newcomm, Request* request) {
   constexpr const char* fn = "Comm_idup";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
-  if (!newcomm) return detail::raise(e, MPI_ERR_ARG, fn, "newcomm is a null pointer");
-  if (!request) return detail::raise(e, MPI_ERR_ARG, fn, "request is a null pointer");
+  // A null result pointer is a local error, but the other endpoints may
+  // already be on their way into the duplicate: take part (the request
+  // released, the new endpoint freed once made), then report, as Comm_dup.
+  const bool taking_part_only = !newcomm || !request;
   detail::NonblockingCall c(e);
   auto* made = new Endpoint;
   made->errhandler = e->errhandler;  // MPI: a new communicator inherits it
@@ -180,10 +183,11 @@ int Comm_idup(Comm comm, Comm* newcomm, Request* request) {
   c.send = {detail::ConstTyped{&address, sizeof(Endpoint*), MPI_BYTE, {1, 1, 0, 1}}};
   c.step = std::make_shared<IdupStep>();
   c.synchronizing = true;
-  c.take = [e, made](const detail::Gathered& g) {
+  c.take = [e, made, taking_part_only](const detail::Gathered& g) {
     std::string why;
     const int rc = static_cast<IdupStep*>(g.step)->build(*e->shared, &why);
     if (rc != MPI_SUCCESS) return rc;
+    if (taking_part_only) return detail::free_endpoint(made);
     // Each endpoint copies its own attributes, as in Comm_dup. A failing
     // copy callback fails the idup; the new handle is freed.
     const int copy_rc = detail::copy_attributes(e, made, fn);
@@ -193,6 +197,13 @@ int Comm_idup(Comm comm, Comm* newcomm, Request* request) {
     }
     return copy_rc;
   };
+  if (taking_part_only) {
+    Request own = REQUEST_NULL;
+    const int rc = detail::start_nonblocking(std::move(c), &own);
+    if (rc == MPI_SUCCESS) detail::internal_release(detail::valid_request(own));
+    return detail::raise(e, MPI_ERR_ARG, fn, "{} is a null pointer",
+                         newcomm ? "request" : "newcomm");
+  }
   *newcomm = reinterpret_cast<Comm>(EndpointPool::revived_handle(made));
   return detail::start_nonblocking(std::move(c), request);
 }

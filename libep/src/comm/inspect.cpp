@@ -1,14 +1,18 @@
 #include "comm/inspect.hpp"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "ep/inspect.hpp"
 #include "object/error.hpp"
@@ -16,6 +20,23 @@
 namespace ep::detail {
 
 namespace {
+
+std::mutex run_mutex;
+RunId this_run;  // known once the first Comm_create_endpoints has agreed on it
+
+// "20261126T094624Z-5f0c9e2a6b3d1847": sorts by start time, and the random
+// part tells apart runs started in the same second.
+std::string run_name(const RunId& run) {
+  const std::time_t seconds = static_cast<std::time_t>(run.started);
+  std::tm utc{};
+  if (!::gmtime_r(&seconds, &utc)) return fmt::format("{}-{:016x}", run.started, run.random);
+  return fmt::format("{:%Y%m%dT%H%M%SZ}-{:016x}", utc, run.random);
+}
+
+std::string current_run_name() {
+  std::lock_guard lock(run_mutex);
+  return this_run.known ? run_name(this_run) : std::string();
+}
 
 std::mutex hosts_mutex;
 std::map<int, std::string> hosts_by_world_rank;
@@ -66,6 +87,9 @@ nlohmann::json document(const CommShared& shared, const Endpoint* viewer) {
   nlohmann::json doc;
   doc["schema"] = "libep-rank-map";
   doc["schema_version"] = 1;
+  // Every process of a communicator has called Comm_create_endpoints, which
+  // set the run; "" only if that call failed before agreeing on it.
+  if (std::string run = current_run_name(); !run.empty()) doc["run"] = std::move(run);
   doc["communicator"] = shared.global_id;
   doc["kind"] = shared.inter ? "inter" : "intra";
   doc["mpi_size"] = shared.mpi_size;
@@ -108,6 +132,49 @@ nlohmann::json document(const CommShared& shared, const Endpoint* viewer) {
 }
 
 }  // namespace
+
+RunId run_candidate() {
+  {
+    std::lock_guard lock(run_mutex);
+    if (this_run.known) return this_run;
+  }
+  RunId fresh;
+  std::random_device device;
+  fresh.random = static_cast<std::uint64_t>(device()) << 32 | device();
+  fresh.started = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  return fresh;
+}
+
+void adopt_run(const RunId& run) {
+  std::lock_guard lock(run_mutex);
+  if (this_run.known) return;
+  this_run = run;
+  this_run.known = true;
+}
+
+std::array<int, run_ints> run_to_ints(const RunId& run) {
+  const auto started = static_cast<std::uint64_t>(run.started);
+  // The halves travel as the same bits in MPI_INTs.
+  const auto half = [](std::uint64_t bits) {
+    return static_cast<int>(static_cast<std::uint32_t>(bits));
+  };
+  return {run.known ? 1 : 0, half(started >> 32), half(started), half(run.random >> 32),
+          half(run.random)};
+}
+
+RunId run_from_ints(const int* ints) {
+  const auto word = [](int high, int low) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(high)) << 32 |
+           static_cast<std::uint32_t>(low);
+  };
+  RunId run;
+  run.known = ints[0] != 0;
+  run.started = static_cast<std::int64_t>(word(ints[1], ints[2]));
+  run.random = word(ints[3], ints[4]);
+  return run;
+}
 
 void remember_host(int world_rank, std::string host) {
   std::lock_guard lock(hosts_mutex);

@@ -165,12 +165,33 @@ inline RequestImpl* request_of(Request handle) {
   return RequestPool::object(reinterpret_cast<std::uintptr_t>(handle));
 }
 
-/// The object behind ep::Message: a message matched by Mprobe/Improbe.
+/// The object behind ep::Message: a message matched by Mprobe/Improbe. In
+/// a pool, as requests are, so that a received (freed) message's handle is
+/// refused without reading freed memory.
 struct MessageImpl {
-  static constexpr std::uint32_t kMagic = 0x65706d73;  // "epms"
-  std::uint32_t magic = kMagic;
   Endpoint* endpoint = nullptr;
   Incoming* incoming = nullptr;
+
+  static void* operator new(std::size_t size);
+  static void operator delete(void* storage);
 };
+
+using MessagePool = HandlePool<MessageImpl>;
+
+inline void* MessageImpl::operator new(std::size_t /*size*/) { return MessagePool::allocate(); }
+inline void MessageImpl::operator delete(void* storage) { MessagePool::release(storage); }
+
+inline Message handle_of(const MessageImpl* m) {
+  return reinterpret_cast<Message>(MessagePool::handle(m));
+}
+/// The message behind a handle, or nullptr for MESSAGE_NULL, MESSAGE_NO_PROC,
+/// received and garbage handles.
+inline MessageImpl* valid_message(Message handle) {
+  return MessagePool::live(reinterpret_cast<std::uintptr_t>(handle));
+}
+/// The message behind a handle that valid_message accepted.
+inline MessageImpl* message_of(Message handle) {
+  return MessagePool::object(reinterpret_cast<std::uintptr_t>(handle));
+}
 
 }  // namespace ep::detail

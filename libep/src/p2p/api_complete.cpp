@@ -7,6 +7,7 @@
 #include "ep/p2p.hpp"
 #include "p2p/api_common.hpp"
 #include "p2p/engine.hpp"
+#include "p2p/internal.hpp"
 
 namespace ep {
 
@@ -215,6 +216,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
     if (all) break;
     backoff.pause();
   }
+  detail::note_poll(true);
   return finish_all(count, requests, statuses, fn);
 }
 
@@ -239,7 +241,10 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
     progress_owners(count, requests);
     int flag = 0;
     rc = test_any(count, requests, index, &flag, status, fn);
-    if (rc != MPI_SUCCESS || flag) return rc;
+    if (rc != MPI_SUCCESS || flag) {
+      detail::note_poll(true);
+      return rc;
+    }
     backoff.pause();
   }
 }
@@ -262,7 +267,10 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   for (;;) {
     progress_owners(incount, requests);
     rc = test_some(incount, requests, outcount, indices, statuses, fn);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    if (rc != MPI_SUCCESS || *outcount != 0) {
+      detail::note_poll(true);
+      return rc;
+    }
     backoff.pause();
   }
 }
@@ -301,17 +309,7 @@ int Request_free(Request* request) {
   RequestImpl* r = request ? detail::valid_request(*request) : nullptr;
   if (!r) return detail::raise(nullptr, MPI_ERR_REQUEST, fn, "invalid request handle");
   *request = REQUEST_NULL;
-  const auto state = r->state.load(std::memory_order_acquire);
-  if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
-    detail::free_request(r);
-    return MPI_SUCCESS;
-  }
-  // Still running: it completes on its own (MPI semantics); the endpoint
-  // reclaims it then. The user's copies of the handle are stale from now.
-  detail::RequestPool::retire(r);
-  r->freed_by_user = true;
-  r->persistent = false;
-  r->endpoint->orphans.push_back(r);
+  detail::internal_release(r);
   return MPI_SUCCESS;
 }
 

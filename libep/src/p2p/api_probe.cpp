@@ -11,10 +11,6 @@ using detail::Incoming;
 using detail::MessageImpl;
 using detail::RequestImpl;
 
-namespace detail {
-MessageImpl message_no_proc;
-}  // namespace detail
-
 namespace {
 
 // One look for a matching message; with `take` the message is matched
@@ -27,7 +23,7 @@ int probe_once(Endpoint* e, int source, int tag, bool take, int* flag, Message* 
   if (!found) return detail::check_mpi(rc, e, function, "MPI_Improbe");
   detail::give_status(status, detail::status_of(*found));
   if (take) {
-    *message = new MessageImpl{MessageImpl::kMagic, e, found};
+    *message = detail::handle_of(new MessageImpl{e, found});
     ++e->requests_held;  // a matched message keeps its endpoint, as a request does
   }
   return detail::check_mpi(rc, e, function, "MPI_Isend (synchronous-send acknowledgement)");
@@ -62,12 +58,12 @@ int probe_common(int source, int tag, Comm comm, bool blocking, bool take, int* 
 // Checks a message handle of Mrecv/Imrecv and the receive buffer.
 int check_matched(void* buf, int count, MPI_Datatype type, Message* message,
                   detail::MessageArgs* args, const char* function) {
-  if (!message || (*message != MESSAGE_NO_PROC &&
-                   (*message == nullptr || (*message)->magic != MessageImpl::kMagic))) {
+  MessageImpl* m = message ? detail::valid_message(*message) : nullptr;
+  if (!m && (!message || *message != MESSAGE_NO_PROC)) {
     return detail::raise(nullptr, MPI_ERR_ARG, function,
                          "invalid message handle (not from Mprobe/Improbe, or already received)");
   }
-  args->endpoint = *message == MESSAGE_NO_PROC ? nullptr : (*message)->endpoint;
+  args->endpoint = m ? m->endpoint : nullptr;
   if (!args->endpoint) {
     // MPI_MESSAGE_NO_PROC has no endpoint; only the datatype can be checked.
     if (count < 0)
@@ -78,12 +74,12 @@ int check_matched(void* buf, int count, MPI_Datatype type, Message* message,
 }
 
 // Starts the receive of a matched message into `r`.
+// The handle was checked (check_matched): the message is live.
 void receive_matched(Message* message, RequestImpl* r, bool blocking) {
-  MessageImpl* m = *message;
+  MessageImpl* m = detail::message_of(*message);
   *message = MESSAGE_NULL;
   Incoming* incoming = m->incoming;
-  m->magic = 0;
-  delete m;
+  delete m;  // retires the handle
   detail::deliver(incoming, r, blocking);
 }
 

@@ -359,7 +359,10 @@ void wait_request(RequestImpl* r) {
         (r->kind == RequestImpl::Kind::send || r->phase != RequestImpl::Phase::none) &&
         r->state.load(std::memory_order_acquire) != RequestImpl::State::complete;
     if (progressing) progress(r->endpoint);
-    if (test_request(r, progressing)) return;
+    if (test_request(r, progressing)) {
+      note_poll(true);  // the thread waits here, not in a test loop
+      return;
+    }
     backoff.pause();
   }
 }

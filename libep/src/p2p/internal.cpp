@@ -49,4 +49,18 @@ int internal_wait(RequestImpl* request) {
   return request->status.MPI_ERROR;
 }
 
+void internal_release(RequestImpl* request) {
+  const auto state = request->state.load(std::memory_order_acquire);
+  if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
+    free_request(request);
+    return;
+  }
+  // Still running: it completes on its own (MPI semantics); the endpoint
+  // reclaims it then.
+  RequestPool::retire(request);
+  request->freed_by_user = true;
+  request->persistent = false;
+  request->endpoint->orphans.push_back(request);
+}
+
 }  // namespace ep::detail

@@ -32,4 +32,9 @@ int internal_recv(Endpoint* endpoint, void* buf, int count, MPI_Datatype type, i
 /// Waits for a request of internal_isend to complete; returns its error.
 int internal_wait(RequestImpl* request);
 
+/// Lets go of a request with a handle, as Request_free: freed at once if it
+/// is complete, else by its endpoint once it completes. Its handle is stale
+/// from now on.
+void internal_release(RequestImpl* request);
+
 }  // namespace ep::detail

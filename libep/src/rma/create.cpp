@@ -330,7 +330,7 @@ int create_common(void* base, MPI_Aint size, int disp_unit, Comm comm, void* bas
     return detail::raise(e, detail::error_class_of(rc), fn, why);
   }
   if (allocate) *static_cast<void**>(baseptr) = mine->base;
-  *win = mine;
+  *win = detail::handle_of(mine);
   return MPI_SUCCESS;
 }
 
@@ -380,7 +380,9 @@ int Win_free(Win* win) {
   const MPI_Errhandler handler = w->errhandler;
   const std::string where =
       fmt::format("endpoint {} of window on communicator #{}", w->rank, s->comm_id);
-  w->magic = 0;
+  // Refused from now on, also while the object lives until the last
+  // endpoint leaves.
+  detail::WinPool::retire(w);
   *win = WIN_NULL;
   // The last endpoint out deletes the window, team included: an endpoint
   // released from a barrier may still be reading the barrier's counter

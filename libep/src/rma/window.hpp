@@ -33,6 +33,8 @@
 
 namespace ep::detail {
 
+struct WinImpl;
+
 /// Where endpoint rank r's memory is, as every process sees it.
 struct RegionEntry {
   // MPI displacement of the region's first byte: an offset in the process's
@@ -79,10 +81,10 @@ struct WinShared {
 
 namespace ep::detail {
 
-/// One endpoint's handle of a window.
+/// One endpoint's handle of a window. In a pool (object/handle_pool.hpp),
+/// as requests are: a freed window's handle is refused without reading
+/// freed memory, and never names a later window.
 struct WinImpl {
-  static constexpr std::uint32_t kMagic = 0x6570776e;  // "epwn"
-
   // Lock states per target rank.
   static constexpr std::uint8_t kUnlocked = 0;
   static constexpr std::uint8_t kShared = 1;     // shared lock word taken
@@ -95,7 +97,6 @@ struct WinImpl {
   static constexpr std::uint8_t kDirty = 1;
   static constexpr std::uint8_t kClean = 2;
 
-  std::uint32_t magic = kMagic;
   WinShared* shared = nullptr;
   Endpoint* endpoint = nullptr;  // the communicator's handle, for requests
   int rank = 0;
@@ -120,11 +121,19 @@ struct WinImpl {
   std::vector<std::uint8_t> touched;  // by process
   std::vector<int> touched_list;
 
-  bool is_valid() const { return magic == kMagic; }
+  static void* operator new(std::size_t size);
+  static void operator delete(void* storage);
 };
 
-/// The handle behind `win`, or nullptr for WIN_NULL and freed handles.
-inline WinImpl* valid_win(Win win) { return win != nullptr && win->is_valid() ? win : nullptr; }
+using WinPool = HandlePool<WinImpl>;
+
+inline void* WinImpl::operator new(std::size_t /*size*/) { return WinPool::allocate(); }
+inline void WinImpl::operator delete(void* storage) { WinPool::release(storage); }
+
+inline Win handle_of(const WinImpl* w) { return reinterpret_cast<Win>(WinPool::handle(w)); }
+
+/// The window behind `win`, or nullptr for WIN_NULL, freed and garbage handles.
+inline WinImpl* valid_win(Win win) { return WinPool::live(reinterpret_cast<std::uintptr_t>(win)); }
 
 /// Raises MPI_ERR_WIN for an invalid handle (MPI_COMM_WORLD's handler).
 int invalid_win(const char* function);
