@@ -86,8 +86,7 @@ mkdir -p "$out"
 verdict=0
 
 if ((${#fatal_patterns[@]})); then
-  # The endpoint program's setting: see below.
-  OMPI_MCA_mpi_yield_when_idle=0 launch ep "$processes" "$ep_exe" --layout "$layout"
+  launch ep "$processes" "$ep_exe" --layout "$layout"
   rc=$?
   if ((rc == 0 || rc == 124 || rc == 137)); then
     echo "FAIL: expected the default error handler to end the program (exit $rc)"
@@ -103,17 +102,7 @@ if ((${#fatal_patterns[@]})); then
   exit $verdict
 fi
 
-# Open MPI makes every MPI call that finds nothing to do yield the core when
-# a node is oversubscribed (mpi_yield_when_idle). libep's waits poll MPI
-# several times per round and yield by themselves (libep/src/base/
-# backoff.hpp); with both, each round gives the core away several times, and
-# under load a waiting endpoint hardly runs: p2p.persistent@1,3,2 took 37-52 s
-# beside six busy loops, 1.6 s with the setting off, where the plain-MPI
-# reference took 1.9 s with it on and 4.3 s off. So the endpoint programs run
-# with it off and the reference programs with Open MPI's default (docs/
-# design.md, "MPI defects worked around"). Bash exports a variable set
-# before a function call to what the function runs, for that call only.
-OMPI_MCA_mpi_yield_when_idle=0 launch ep "$processes" "$ep_exe" --layout "$layout" || verdict=1
+launch ep "$processes" "$ep_exe" --layout "$layout" || verdict=1
 if [ "$mode" != ep ]; then
   launch mpi "$ranks" "$mpi_exe" || verdict=1
 fi
