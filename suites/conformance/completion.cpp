@@ -3,6 +3,7 @@
 // is null; a test that must say "not yet"; and Cancel of a receive that is
 // still pending (cancelled) and of one already matched (not cancelled).
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "helpers.hpp"
@@ -241,6 +242,47 @@ void cancel(Context& t) {
   t.check_rc(api::Waitall(2, sends, api::STATUSES_IGNORE), "Waitall");
 }
 
+// Four receives from one source with one tag, two of them cancelled (the
+// first and the third) before anything is sent: the two messages then go to
+// the second and the fourth, in order. (libep queues such receives behind
+// the first when it posts them in MPI, and tests only the first.)
+void cancel_among_same_envelope(Context& t) {
+  const int right = (t.rank() + 1) % t.size();
+  const int left = (t.rank() - 1 + t.size()) % t.size();
+  std::array<int, 4> got{-1, -1, -1, -1};
+  std::array<api::Request, 4> receives{};
+  for (std::size_t i = 0; i < receives.size(); ++i) {
+    t.check_rc(api::Irecv(&got[i], 1, MPI_INT, left, 81, t.comm(), &receives[i]), "Irecv");
+  }
+  std::array<int, 4> cancelled{-1, -1, -1, -1};
+  for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+    t.check_rc(api::Cancel(&receives[i]), "Cancel");
+    api::Status st{};
+    t.check_rc(api::Wait(&receives[i], &st), "Wait cancelled");
+    t.check_rc(api::Test_cancelled(&st, &cancelled[i]), "Test_cancelled");
+  }
+  // Tell the left neighbour it may send; wait for the right one to say so.
+  const int go = 1;
+  int go_in = 0;
+  api::Request go_send = api::REQUEST_NULL;
+  t.check_rc(api::Isend(&go, 1, MPI_INT, left, 82, t.comm(), &go_send), "Isend");
+  t.check_rc(api::Recv(&go_in, 1, MPI_INT, right, 82, t.comm(), api::STATUS_IGNORE), "Recv");
+  const std::array<int, 2> out{1000 + t.rank(), 2000 + t.rank()};
+  for (const int& value : out)
+    t.check_rc(api::Send(&value, 1, MPI_INT, right, 81, t.comm()), "Send");
+  // The later receive is waited for first.
+  std::array<api::Status, 2> st{};
+  api::Request pending[2] = {receives[3], receives[1]};
+  t.check_rc(api::Waitall(2, pending, st.data()), "Waitall");
+  t.check_rc(api::Wait(&go_send, api::STATUS_IGNORE), "Wait");
+  t.check(cancelled[0] == 1 && cancelled[2] == 1 && got[0] == -1 && got[2] == -1,
+          "a cancelled receive was not cancelled, or received");
+  t.expect_eq(got[1], 1000 + left, "first message");
+  t.expect_eq(got[3], 2000 + left, "second message");
+  t.out("cancel among receives of one envelope: cancelled {} {}; got {} ({}) then {} ({})",
+        cancelled[0], cancelled[2], got[1], describe(st[1]), got[3], describe(st[0]));
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -251,4 +293,5 @@ void eptest::run(Context& t) {
   }
   not_yet(t);
   cancel(t);
+  cancel_among_same_envelope(t);
 }

@@ -50,6 +50,7 @@ const Known* known_type(MPI_Datatype type) {
 int query_layout(MPI_Datatype type, TypeLayout* layout) {
   if (const Known* k = known_type(type)) {
     *layout = k->layout;
+    layout->predefined = true;
     return MPI_SUCCESS;
   }
   return ask_mpi(type, layout);
@@ -90,12 +91,6 @@ TypedScratch::TypedScratch(int count, MPI_Datatype type, const TypeLayout& layou
 
 namespace {
 
-// Where the data of a contiguous buffer starts.
-const std::byte* data_start(const ConstTyped& t) {
-  return static_cast<const std::byte*>(t.buf) + t.layout.true_lb;
-}
-std::byte* data_start(const Typed& t) { return static_cast<std::byte*>(t.buf) + t.layout.true_lb; }
-
 // Whole elements of `to` that `bytes` bytes fill, capped by to's count.
 int elements_within(std::int64_t bytes, const Typed& to) {
   if (to.layout.size == 0) return 0;
@@ -126,7 +121,7 @@ int unpack_partial(const std::byte* in, std::int64_t bytes, const Typed& element
 int pack(const ConstTyped& from, std::byte* out) {
   if (from.bytes() == 0) return MPI_SUCCESS;
   if (from.layout.contiguous(from.count)) {
-    std::memcpy(out, data_start(from), static_cast<std::size_t>(from.bytes()));
+    std::memcpy(out, from.data_start(), static_cast<std::size_t>(from.bytes()));
     return MPI_SUCCESS;
   }
   int position = 0;
@@ -138,7 +133,7 @@ int unpack(const std::byte* in, std::int64_t bytes, const Typed& to) {
   const std::int64_t fit = std::min(bytes, to.bytes());
   if (fit <= 0) return MPI_SUCCESS;
   if (to.layout.contiguous(to.count)) {
-    std::memcpy(data_start(to), in, static_cast<std::size_t>(fit));
+    std::memcpy(to.data_start(), in, static_cast<std::size_t>(fit));
     return MPI_SUCCESS;
   }
   const int elements = elements_within(fit, to);
@@ -160,10 +155,10 @@ int copy_typed(const ConstTyped& from, const Typed& to) {
   if (fit <= 0) return MPI_SUCCESS;
   const bool from_contiguous = from.layout.contiguous(from.count);
   if (from_contiguous && to.layout.contiguous(to.count)) {
-    std::memcpy(data_start(to), data_start(from), static_cast<std::size_t>(fit));
+    std::memcpy(to.data_start(), from.data_start(), static_cast<std::size_t>(fit));
     return MPI_SUCCESS;
   }
-  if (from_contiguous) return unpack(data_start(from), fit, to);
+  if (from_contiguous) return unpack(from.data_start(), fit, to);
   // The sender's data is scattered: gather it once, then place it.
   auto staging =
       std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(from.bytes()));

@@ -35,6 +35,7 @@ struct TypeLayout {
   MPI_Aint extent = 0;       // stride between elements; may be negative
   MPI_Aint true_lb = 0;      // offset of an element's first byte from its start
   MPI_Aint true_extent = 0;  // span of one element's data
+  bool predefined = false;   // known to be predefined (query_layout's table of common types)
 
   bool contiguous(int count) const { return size == true_extent && (count <= 1 || extent == size); }
   Footprint footprint(int count) const;
@@ -62,6 +63,8 @@ struct BasicTyped {
   Void* at(std::int64_t i) const { return static_cast<Byte*>(buf) + i * layout.extent; }
   /// Elements [first, first + n) as a buffer of their own.
   BasicTyped slice(std::int64_t first, int n) const { return {at(first), n, type, layout}; }
+  /// Where the data starts: all of it, if layout.contiguous(count).
+  Byte* data_start() const { return static_cast<Byte*>(buf) + layout.true_lb; }
 
   operator BasicTyped<const void>() const requires(!std::is_const_v<Void>) {
     return {buf, count, type, layout};

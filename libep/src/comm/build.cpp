@@ -482,7 +482,7 @@ int release_shared(CommShared* shared) {
     keep_first(discard_unexpected(endpoint.get()));
     // A receive still posted in MPI (p2p/transport_mpi.hpp) would take a
     // message of the next communicator to use the channels.
-    pending = pending || !endpoint->inbox_receives.empty();
+    pending = pending || !endpoint->inbox_heads.empty();
   }
   if (rc == MPI_SUCCESS && !pending && give_back(*shared)) {
     delete shared;

@@ -88,9 +88,12 @@ struct Endpoint {
   std::vector<RequestImpl*> orphans;
   // Receives posted in MPI that wait for their inbox message: one may be a
   // notice whose sender waits until this endpoint starts the bulk receive,
-  // so the endpoint's waits test them (p2p/transport_mpi.hpp). Touched only
-  // by the thread driving this endpoint.
-  std::vector<RequestImpl*> inbox_receives;
+  // so the endpoint's waits test them (p2p/transport_mpi.hpp). The oldest
+  // of each envelope (source and tag), in no order; the later ones of an
+  // envelope queue behind it (RequestImpl::inbox_next), since MPI matches
+  // them in the order they were posted. Touched only by the thread driving
+  // this endpoint.
+  std::vector<RequestImpl*> inbox_heads;
   // Messages of other processes in match.unexpected. Changed under the match
   // lock and, when the endpoint shares its channel with others of the
   // process, by a drain (Lane); the owner reads it before posting a receive

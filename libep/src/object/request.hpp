@@ -111,7 +111,12 @@ struct RequestImpl {
   // The MPI operation under way while in_mpi.
   MPI_Request mpi = MPI_REQUEST_NULL;
   Phase phase = Phase::none;
-  std::uint32_t inbox_slot = 0;  // in the inbox phase: its index in Endpoint::inbox_receives
+  // In the inbox phase: the next receive of the endpoint posted in MPI with
+  // the same envelope; and, while it heads its envelope's queue, its index in
+  // Endpoint::inbox_heads and the queue's last receive.
+  RequestImpl* inbox_next = nullptr;
+  RequestImpl* inbox_last = nullptr;
+  std::uint32_t inbox_slot = 0;
   // The inbox message of a small remote send, or of a receive posted in MPI.
   std::unique_ptr<std::byte[]> wire;
 

@@ -22,7 +22,7 @@ void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const M
 }
 
 int hold_type(RequestImpl* r) {
-  if (r->held_type.holding()) return MPI_SUCCESS;
+  if (r->held_type.holding() || r->layout.predefined) return MPI_SUCCESS;
   return r->held_type.hold(&r->type);
 }
 

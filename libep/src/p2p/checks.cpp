@@ -60,7 +60,7 @@ int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type, con
   if (rc != MPI_SUCCESS) {
     return raise(e, MPI_ERR_TYPE, function, "invalid datatype: {}", mpi_error_string(rc));
   }
-  if (!committed(type)) {
+  if (!layout->predefined && !committed(type)) {
     return raise(e, MPI_ERR_TYPE, function, "the datatype is not committed (MPI_Type_commit)");
   }
   if (buf == MPI_IN_PLACE) {

@@ -350,6 +350,8 @@ bool test_request(RequestImpl* r, bool progressed) {
   return false;
 }
 
+void test_in_mpi(RequestImpl* const rs[], int n) { mpi_test_together(rs, n); }
+
 void wait_request(RequestImpl* r) {
   Backoff backoff;
   for (;;) {
@@ -375,7 +377,7 @@ void progress(Endpoint* endpoint) {
       endpoint->shared->mpi_size > 1) {
     (void)drain_remote(endpoint);
   }
-  if (!endpoint->inbox_receives.empty()) mpi_progress(endpoint);
+  if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
 }
 
 void reap_orphans(Endpoint* endpoint) {

@@ -1,5 +1,6 @@
 #include "p2p/transport_mpi.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <vector>
@@ -10,14 +11,24 @@ namespace ep::detail {
 
 namespace {
 
-// The word that starts every inbox message (transport_mpi.hpp): kCarried, or
-// the length of the bulk message that follows on the bulk channel. A notice
-// then holds the bulk message's number, its MPI tag there.
+// An inbox message (transport_mpi.hpp) is told apart by its length alone:
+// up to kCarriedLimit bytes, the packed data of a carried send; exactly
+// kNoticeBytes, a notice: two words (the bulk message's length, then its
+// number, its MPI tag on the bulk channel), padded with zeros past any
+// carried message. Nothing else rides along with carried data: 8 bytes more
+// took an 8-byte message out of Open MPI's fastest shared-memory case
+// (docs/design.md, "Point-to-point between processes").
 using Word = std::int64_t;
-constexpr Word kCarried = -1;
 constexpr int kWordBytes = sizeof(Word);
-constexpr int kNoticeBytes = 2 * kWordBytes;
-constexpr int kWireBytes = kWordBytes + static_cast<int>(kCarriedLimit);
+constexpr int kNoticeBytes = static_cast<int>(kCarriedLimit) + 2 * kWordBytes;
+constexpr int kWireBytes = kNoticeBytes;  // holds any inbox message
+
+enum class WireKind { carried, notice, invalid };
+WireKind wire_kind(int length) {
+  if (length == kNoticeBytes) return WireKind::notice;
+  if (length >= 0 && length <= kCarriedLimit) return WireKind::carried;
+  return WireKind::invalid;  // MPI_UNDEFINED, or not from libep
+}
 
 ConstTyped send_data(const RequestImpl& s) { return {s.buf, s.count, s.type, s.layout}; }
 Typed receive_target(const RequestImpl& r) { return {r.buf, r.count, r.type, r.layout}; }
@@ -67,16 +78,61 @@ int wire_tag(const CommShared& shared, int dest_local, int source_local, int tag
   return shared.tags.encode({shared.tags.slot_of(dest_local), source_local, tag});
 }
 
-// Ends the inbox phase of the receive `r` posted in MPI. The list is in no
-// order (MPI matches, not the list), so the last entry fills the hole.
+// Whether two receives of one endpoint posted in MPI wait for the same MPI
+// messages: their MPI source and tag follow from the source and tag.
+bool same_envelope(const RequestImpl& a, const RequestImpl& b) {
+  return a.peer == b.peer && a.tag == b.tag;
+}
+
+// Starts the inbox phase of the receive `r`, being posted in MPI: behind the
+// receives of its envelope (Endpoint::inbox_heads), or heading a new queue.
+void join_inbox(RequestImpl* r) {
+  r->phase = RequestImpl::Phase::inbox;
+  r->inbox_next = nullptr;
+  std::vector<RequestImpl*>& heads = r->endpoint->inbox_heads;
+  for (RequestImpl* head : heads) {
+    if (same_envelope(*head, *r)) {
+      head->inbox_last->inbox_next = r;
+      head->inbox_last = r;
+      return;
+    }
+  }
+  r->inbox_slot = static_cast<std::uint32_t>(heads.size());
+  r->inbox_last = r;
+  heads.push_back(r);
+}
+
+// Ends the inbox phase of the receive `r` posted in MPI. A head gives its
+// place to the next receive of its envelope, or the last head fills the
+// hole (the heads are in no order); a receive behind a head (cancelled, or
+// tested on its own) leaves its queue.
 void leave_inbox(RequestImpl* r) {
   if (r->phase != RequestImpl::Phase::inbox) return;
-  std::vector<RequestImpl*>& waiting = r->endpoint->inbox_receives;
-  RequestImpl* last = waiting.back();
-  waiting[r->inbox_slot] = last;
-  last->inbox_slot = r->inbox_slot;
-  waiting.pop_back();
   r->phase = RequestImpl::Phase::none;
+  std::vector<RequestImpl*>& heads = r->endpoint->inbox_heads;
+  const std::uint32_t slot = r->inbox_slot;
+  if (slot < heads.size() && heads[slot] == r) {
+    if (RequestImpl* next = r->inbox_next) {
+      next->inbox_slot = slot;
+      next->inbox_last = r->inbox_last;
+      heads[slot] = next;
+    } else {
+      RequestImpl* last = heads.back();
+      heads[slot] = last;
+      last->inbox_slot = slot;
+      heads.pop_back();
+    }
+  } else {
+    for (RequestImpl* head : heads) {
+      if (!same_envelope(*head, *r)) continue;
+      RequestImpl* before = head;
+      while (before->inbox_next != r) before = before->inbox_next;
+      before->inbox_next = r->inbox_next;
+      if (head->inbox_last == r) head->inbox_last = before;
+      break;
+    }
+  }
+  r->inbox_next = nullptr;
 }
 
 void complete(RequestImpl* r) {
@@ -147,21 +203,25 @@ int mpi_send(RequestImpl* s, bool blocking) {
   MPI_Comm inbox = inbox_of(shared, to.local_rank);
 
   if (!sync && bytes <= kCarriedLimit) {
-    // One eager inbox message: the word, then the packed data. A blocking
-    // send completes inside MPI_Send, which for so small a message cannot
-    // depend on its receiver.
-    std::byte stack_wire[kWireBytes];
-    std::byte* wire = blocking ? stack_wire : wire_of(s);
-    std::memcpy(wire, &kCarried, sizeof kCarried);
-    int rc = pack(data, wire + kWordBytes);
-    const int length = kWordBytes + static_cast<int>(bytes);
-    if (rc != MPI_SUCCESS) return rc;
+    // One eager inbox message of the packed data, sent from the user's
+    // buffer itself when its data is contiguous. A blocking send completes
+    // inside MPI_Send, which for so small a message cannot depend on its
+    // receiver.
+    const std::byte* packed = data.data_start();
+    std::byte stack_wire[kCarriedLimit];
+    if (!data.layout.contiguous(data.count)) {
+      std::byte* wire = blocking ? stack_wire : wire_of(s);
+      const int rc = pack(data, wire);
+      if (rc != MPI_SUCCESS) return rc;
+      packed = wire;
+    }
+    const int length = static_cast<int>(bytes);
     if (blocking) {
-      rc = MPI_Send(wire, length, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
+      const int rc = MPI_Send(packed, length, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
       s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
       return rc;
     }
-    rc = MPI_Isend(wire, length, MPI_BYTE, to.mpi_rank, mpi_tag, inbox, &s->mpi);
+    const int rc = MPI_Isend(packed, length, MPI_BYTE, to.mpi_rank, mpi_tag, inbox, &s->mpi);
     s->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
     return rc;
   }
@@ -176,8 +236,10 @@ int mpi_send(RequestImpl* s, bool blocking) {
   // endpoint can have in flight.
   const int number =
       static_cast<int>(self->bulk_sent++ & static_cast<unsigned>(shared.tags.user_tag_ub()));
-  const Word notice[2] = {bytes, number};
-  int rc = MPI_Send(notice, kNoticeBytes, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
+  std::array<Word, kNoticeBytes / kWordBytes> notice{};
+  notice[0] = bytes;
+  notice[1] = number;
+  int rc = MPI_Send(notice.data(), kNoticeBytes, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm bulk = bulk_of(shared, to.local_rank);
   const int bulk_tag = wire_tag(shared, to.local_rank, self->local, number);
@@ -191,13 +253,13 @@ int mpi_post_receive(RequestImpl* r) {
   Endpoint* self = r->endpoint;
   const CommShared& shared = *self->shared;
   const Location from = shared.map.at(shared.peer_to_union(*self, r->peer));
-  r->phase = RequestImpl::Phase::inbox;
+  const int rc = MPI_Irecv(wire_of(r), kWireBytes, MPI_BYTE, from.mpi_rank,
+                           wire_tag(shared, self->local, from.local_rank, r->tag),
+                           inbox_of(shared, self->local), &r->mpi);
+  if (rc != MPI_SUCCESS) return rc;  // the caller frees r
   r->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
-  r->inbox_slot = static_cast<std::uint32_t>(self->inbox_receives.size());
-  self->inbox_receives.push_back(r);
-  return MPI_Irecv(wire_of(r), kWireBytes, MPI_BYTE, from.mpi_rank,
-                   wire_tag(shared, self->local, from.local_rank, r->tag),
-                   inbox_of(shared, self->local), &r->mpi);
+  join_inbox(r);
+  return MPI_SUCCESS;
 }
 
 int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to) {
@@ -218,28 +280,27 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to) {
   std::byte wire[kWireBytes];
   rc = MPI_Mrecv(wire, kWireBytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) return rc;
-  if (length < kWordBytes) return MPI_ERR_INTERN;
+  const WireKind kind = wire_kind(length);
+  if (kind == WireKind::invalid) return MPI_ERR_INTERN;
 
   const Envelope envelope = shared.tags.decode(status.MPI_TAG);
   const auto destination = static_cast<std::size_t>(
       shared.tags.local_of(shared.tags.channel_of(endpoint->local), envelope.dest_slot));
   if (destination >= shared.endpoints.size()) return MPI_ERR_INTERN;
-  const Word word = read_word(wire);
-  if (word != kCarried && length != kNoticeBytes) return MPI_ERR_INTERN;
   auto* message = new Incoming;
   message->from_other_process = true;
   message->source =
       shared.source_rank(shared.map.rank_of(status.MPI_SOURCE, envelope.source_local));
   message->tag = envelope.tag;
-  if (word == kCarried) {
+  if (kind == WireKind::carried) {
     message->kind = Incoming::Kind::eager;
-    message->bytes = length - kWordBytes;
+    message->bytes = length;
     message->data =
         std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(message->bytes));
-    std::memcpy(message->data.get(), wire + kWordBytes, static_cast<std::size_t>(message->bytes));
+    std::memcpy(message->data.get(), wire, static_cast<std::size_t>(message->bytes));
   } else {
     message->kind = Incoming::Kind::remote;
-    message->bytes = word;
+    message->bytes = read_word(wire);
     message->source_mpi_rank = status.MPI_SOURCE;
     message->source_local = envelope.source_local;
     message->bulk_number = static_cast<int>(read_word(wire, 1));
@@ -262,20 +323,19 @@ namespace {
 void take_inbox_message(RequestImpl* r, const MPI_Status& status) {
   int length = 0;
   int rc = MPI_Get_count(&status, MPI_BYTE, &length);
-  if (rc == MPI_SUCCESS && (length < kWordBytes || length == MPI_UNDEFINED)) rc = MPI_ERR_INTERN;
+  const WireKind kind = wire_kind(length);
+  if (rc == MPI_SUCCESS && kind == WireKind::invalid) rc = MPI_ERR_INTERN;
   if (rc != MPI_SUCCESS) return fail(r, rc);
   const std::byte* wire = r->wire.get();
-  const Word word = read_word(wire);
   const CommShared& shared = *r->endpoint->shared;
   r->mpi = MPI_REQUEST_NULL;
   leave_inbox(r);
-  if (word == kCarried) {
-    const std::int64_t bytes = length - kWordBytes;
-    r->set_matched(r->peer, r->tag, bytes);
-    unpack(wire + kWordBytes, bytes, receive_target(*r));
+  if (kind == WireKind::carried) {
+    r->set_matched(r->peer, r->tag, length);
+    unpack(wire, length, receive_target(*r));
     return complete(r);
   }
-  if (length != kNoticeBytes) return fail(r, MPI_ERR_INTERN);
+  const Word word = read_word(wire);
   r->set_matched(r->peer, r->tag, word);
   const Location from = shared.map.at(shared.peer_to_union(*r->endpoint, r->peer));
   receive_bulk(r, from.mpi_rank, from.local_rank, static_cast<int>(read_word(wire, 1)), word,
@@ -299,6 +359,33 @@ bool mpi_test(RequestImpl* r) {
   }
   complete(r);
   return true;
+}
+
+void mpi_test_together(RequestImpl* const rs[], int n) {
+  // MPI_Test of a request still under way makes MPI poll its transports;
+  // Testsome polls once for the lot, and each MPI_Test of a window of 64
+  // sends cost about as much as MPI's own work on an 8-byte message.
+  constexpr int kBatch = 64;
+  std::array<MPI_Request, kBatch> handles;
+  std::array<int, kBatch> indices;
+  for (int begin = 0; begin < n; begin += kBatch) {
+    const int count = std::min(kBatch, n - begin);
+    for (int i = 0; i < count; ++i) handles[static_cast<std::size_t>(i)] = rs[begin + i]->mpi;
+    int completed = 0;
+    const int rc =
+        MPI_Testsome(count, handles.data(), &completed, indices.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      // Each on its own then, so that each gets its own error.
+      for (int i = 0; i < count; ++i) (void)mpi_test(rs[begin + i]);
+      continue;
+    }
+    if (completed == MPI_UNDEFINED) continue;
+    for (int j = 0; j < completed; ++j) {
+      RequestImpl* r = rs[begin + indices[static_cast<std::size_t>(j)]];
+      r->mpi = MPI_REQUEST_NULL;  // MPI freed it
+      complete(r);
+    }
+  }
 }
 
 bool mpi_cancel_receive(RequestImpl* r) {
@@ -326,43 +413,57 @@ bool mpi_cancel_receive(RequestImpl* r) {
 }
 
 void mpi_progress(Endpoint* endpoint) {
-  // One MPI_Testsome for the lot: MPI_Test of a request still under way
-  // makes MPI poll its transports, Testsome polls once for all (a window of
-  // 64 receives was tested 64 times per poll round). MPICH would raise an
-  // error of Testsome on MPI_COMM_WORLD rather than the inbox's
-  // communicator, but an inbox receive has none to raise: its buffer holds
-  // any inbox message, so it cannot be truncated.
+  // Only the head of each envelope's queue is tested: MPI matches the
+  // receives of one envelope in the order they were posted, so a later one
+  // completes only after its head has matched (inbox messages are eager and
+  // complete at the match). A window of 64 receives from one source is one
+  // test then, not 64 (as each round of a Waitall was: the rate of 8-byte
+  // messages fell with the window, to 0.6x MPI's at 256).
+  //
+  // One MPI_Testsome for the heads: MPI_Test of a request still under way
+  // makes MPI poll its transports, Testsome polls once for all. Passes go on
+  // while heads complete, since the next of an envelope may have completed
+  // already and testing it costs MPI no poll. MPICH would raise an error of
+  // Testsome on MPI_COMM_WORLD rather than the inbox's communicator, but an
+  // inbox receive has none to raise: its buffer holds any inbox message, so
+  // it cannot be truncated.
   constexpr std::size_t kBatch = 64;
-  std::vector<RequestImpl*>& waiting = endpoint->inbox_receives;
+  std::vector<RequestImpl*>& heads = endpoint->inbox_heads;
   std::array<MPI_Request, kBatch> handles;
   std::array<MPI_Status, kBatch> statuses;
   std::array<int, kBatch> indices;
   std::array<RequestImpl*, kBatch> done;
-  // Batches from the back: completing a receive moves the last entry into
-  // its slot, which a later batch (nearer the front) does not look at.
-  for (std::size_t end = waiting.size(); end > 0;) {
-    const std::size_t begin = end > kBatch ? end - kBatch : 0;
-    const int count = static_cast<int>(end - begin);
-    for (int i = 0; i < count; ++i) handles[static_cast<std::size_t>(i)] = waiting[begin + i]->mpi;
-    int completed = 0;
-    const int rc = MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
-    if (rc != MPI_SUCCESS) {
-      // Each on its own then, so that each gets its own error.
-      for (std::size_t i = end; i > begin; --i) {
-        if (i <= waiting.size()) (void)mpi_test(waiting[i - 1]);
+  for (bool again = true; again;) {
+    again = false;
+    // Batches from the back: a completed head's place goes to the next of
+    // its envelope or to the last head, which a later batch (nearer the
+    // front) does not look at.
+    for (std::size_t end = heads.size(); end > 0;) {
+      const std::size_t begin = end > kBatch ? end - kBatch : 0;
+      const int count = static_cast<int>(end - begin);
+      for (int i = 0; i < count; ++i) handles[static_cast<std::size_t>(i)] = heads[begin + i]->mpi;
+      int completed = 0;
+      const int rc =
+          MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
+      if (rc != MPI_SUCCESS) {
+        // Each on its own then, so that each gets its own error.
+        for (std::size_t i = end; i > begin; --i) {
+          if (i <= heads.size()) (void)mpi_test(heads[i - 1]);
+        }
+      } else if (completed != MPI_UNDEFINED && completed > 0) {
+        for (int j = 0; j < completed; ++j) {
+          RequestImpl* r = heads[begin + static_cast<std::size_t>(indices[j])];
+          r->mpi = MPI_REQUEST_NULL;  // MPI freed it
+          done[static_cast<std::size_t>(j)] = r;
+        }
+        for (int j = 0; j < completed; ++j) {
+          take_inbox_message(done[static_cast<std::size_t>(j)],
+                             statuses[static_cast<std::size_t>(j)]);
+        }
+        again = true;
       }
-    } else if (completed != MPI_UNDEFINED) {
-      for (int j = 0; j < completed; ++j) {
-        RequestImpl* r = waiting[begin + static_cast<std::size_t>(indices[j])];
-        r->mpi = MPI_REQUEST_NULL;  // MPI freed it
-        done[static_cast<std::size_t>(j)] = r;
-      }
-      for (int j = 0; j < completed; ++j) {
-        take_inbox_message(done[static_cast<std::size_t>(j)],
-                           statuses[static_cast<std::size_t>(j)]);
-      }
+      end = std::min(begin, heads.size());
     }
-    end = begin;
   }
 }
 

@@ -7,22 +7,25 @@
 // process: inbox[c] and bulk[c] (object/endpoint.hpp), with the
 // destination's slot on its channel, the sender's local index and the user
 // tag in the MPI tag (tag_layout.hpp) and the sending process as the MPI
-// source. Every message puts one small message on the inbox: a word, then
-//  - the packed data itself (word -1), for a standard send of at most
-//    kCarriedLimit bytes: one eager MPI message, the common case;
-//  - nothing (word = the data's length in bytes), for a larger or
-//    synchronous send: a notice, which the data follows on bulk[c] as an
-//    MPI message of the user's buffer and datatype.
+// source. Every message puts one small message on the inbox, told apart by
+// its length:
+//  - the packed data itself, for a standard send of at most kCarriedLimit
+//    bytes: one eager MPI message, the common case, sent straight from the
+//    user's buffer when its data is contiguous;
+//  - a notice (the data's length and a number, padded to just over
+//    kCarriedLimit bytes), for a larger or synchronous send, which the data
+//    follows on bulk[c] as an MPI message of the user's buffer and datatype.
 //
 // A receive naming one endpoint of another process and a tag names exactly
 // one MPI source and tag on the inbox, so unless a receive posted earlier in
 // libep could take the same messages, it is posted in MPI directly, into an
 // inbox buffer of its own (mpi_post_receive): MPI matches it as it matches
-// its own receives. Every other receive (wildcards, or behind such a
-// receive) is served by taking inbox messages off MPI in MPI's order
-// (MPI_Improbe, MPI_Mrecv) into the engine's unexpected queues: a probe of a
-// channel takes the messages of every endpoint on it, and the engine hands
-// each to its endpoint. The inbox
+// its own receives. The endpoint tests only the oldest such receive of each
+// source and tag, since MPI matches the others after it. Every other receive
+// (wildcards, or behind such a receive) is served by taking inbox messages
+// off MPI in MPI's order (MPI_Improbe, MPI_Mrecv) into the engine's
+// unexpected queues: a probe of a channel takes the messages of every
+// endpoint on it, and the engine hands each to its endpoint. The inbox
 // never overflows a receive buffer, because inbox buffers hold any inbox
 // message; and bulk messages are received whole into scratch memory when
 // they exceed the buffer, because Open MPI 4.1.4 writes past the end of a
@@ -79,6 +82,12 @@ void mpi_receive(Incoming* message, RequestImpl* r, bool blocking);
 /// in MPI may go on to its bulk message first). Never blocks. A failure ends
 /// up in r's status.
 bool mpi_test(RequestImpl* r);
+
+/// Tests the requests rs[0..n), each in_mpi and not a receive waiting for
+/// its inbox message (sends, receives taking their bulk message, RMA
+/// requests), with one MPI_Testsome per 64, and completes those MPI has
+/// completed, as mpi_test does each. Never blocks.
+void mpi_test_together(RequestImpl* const rs[], int n);
 
 /// Tests the receives of `endpoint` posted in MPI that wait for their inbox
 /// message, so that a notice's sender is not kept waiting while the endpoint
