@@ -428,19 +428,43 @@ void mpi_progress(Endpoint* endpoint) {
   // inbox receive has none to raise: its buffer holds any inbox message, so
   // it cannot be truncated.
   std::vector<RequestImpl*>& heads = endpoint->inbox_heads;
-  // One envelope (the common case: a window from one source): MPI_Test of
-  // its head polls MPI and looks again in one call, where Testsome returns
-  // after its poll and needs a second call to harvest what the poll found.
-  while (heads.size() == 1) {
-    RequestImpl* head = heads.front();
-    (void)mpi_test(head);
-    if (head->phase == RequestImpl::Phase::inbox) return;  // still waiting; MPI polled
-  }
   constexpr std::size_t kBatch = 64;
   std::array<MPI_Request, kBatch> handles;
   std::array<MPI_Status, kBatch> statuses;
   std::array<int, kBatch> indices;
   std::array<RequestImpl*, kBatch> done;
+  // One envelope (the common case: a window from one source): MPI_Test of
+  // its head polls MPI and looks again in one call, where Testsome returns
+  // after its poll and needs a second call to harvest what the poll found.
+  // Once the head has completed, the receives queued behind it may have too:
+  // they are tested together, in queue order, so that one MPI call (on
+  // MPICH, one take of its global lock, a fifth of a receiver's time when
+  // each message took its own) harvests all that arrived.
+  while (heads.size() == 1) {
+    RequestImpl* head = heads.front();
+    (void)mpi_test(head);
+    if (head->phase == RequestImpl::Phase::inbox) return;  // still waiting; MPI polled
+    if (heads.size() != 1) break;
+    int count = 0;
+    for (RequestImpl* r = heads.front(); r && count < static_cast<int>(kBatch); r = r->inbox_next) {
+      done[static_cast<std::size_t>(count)] = r;
+      handles[static_cast<std::size_t>(count++)] = r->mpi;
+    }
+    int completed = 0;
+    const int rc = MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
+    if (rc != MPI_SUCCESS) {
+      for (int i = 0; i < count; ++i) (void)mpi_test(done[static_cast<std::size_t>(i)]);
+      return;
+    }
+    if (completed == MPI_UNDEFINED || completed == 0) return;
+    // In ascending order, which is queue order: each is the head when taken.
+    for (int j = 0; j < completed; ++j) {
+      RequestImpl* r = done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])];
+      r->mpi = MPI_REQUEST_NULL;  // MPI freed it
+      take_inbox_message(r, statuses[static_cast<std::size_t>(j)]);
+    }
+    if (completed < count) return;
+  }
   for (bool again = true; again;) {
     again = false;
     // Batches from the back: a completed head's place goes to the next of
