@@ -59,39 +59,19 @@ class Pending {
     }
   }
 
-  // Tests each, keeping those still under way in their order; those in
-  // MPI are tested together (progress_owners has tested the receives that
-  // wait for their inbox message). Returns whether none is left.
+  // Tests each, keeping those still under way in their order (each on its
+  // own: MPICH raises the error of an MPI_Testsome on MPI_COMM_WORLD's
+  // handler, not on the endpoint's). Returns whether none is left.
   bool drop_complete() {
-    constexpr int kBatch = 64;
-    std::array<RequestImpl*, kBatch> batch;
-    int in_batch = 0;
-    for (int i = 0; i < size_; ++i) {
-      RequestImpl* r = items_[i];
-      if (in_mpi(*r) && r->phase != RequestImpl::Phase::inbox) {
-        batch[static_cast<std::size_t>(in_batch++)] = r;
-        if (in_batch == kBatch) {
-          detail::test_in_mpi(batch.data(), in_batch);
-          in_batch = 0;
-        }
-      }
-    }
-    if (in_batch > 0) detail::test_in_mpi(batch.data(), in_batch);
     int kept = 0;
     for (int i = 0; i < size_; ++i) {
-      RequestImpl* r = items_[i];
-      const bool done = !in_mpi(*r) && detail::test_request(r, /*progressed=*/true);
-      if (!done) items_[kept++] = r;
+      if (!detail::test_request(items_[i], /*progressed=*/true)) items_[kept++] = items_[i];
     }
     size_ = kept;
     return size_ == 0;
   }
 
  private:
-  static bool in_mpi(const RequestImpl& r) {
-    return r.state.load(std::memory_order_acquire) == RequestImpl::State::in_mpi;
-  }
-
   static constexpr int kInline = 128;
   std::array<RequestImpl*, kInline> inline_;
   std::unique_ptr<RequestImpl*[]> heap_;

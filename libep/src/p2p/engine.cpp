@@ -350,8 +350,6 @@ bool test_request(RequestImpl* r, bool progressed) {
   return false;
 }
 
-void test_in_mpi(RequestImpl* const rs[], int n) { mpi_test_together(rs, n); }
-
 void wait_request(RequestImpl* r) {
   Backoff backoff;
   for (;;) {

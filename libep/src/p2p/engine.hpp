@@ -75,11 +75,6 @@ bool cancel_recv(RequestImpl* r);
 /// of an unfinished MPI request makes MPI poll its transports).
 bool test_request(RequestImpl* r, bool progressed = false);
 
-/// Tests the requests rs[0..n) together, each in_mpi and not a receive
-/// waiting for its inbox message (tested by progress()), and completes
-/// those MPI has completed. Never blocks.
-void test_in_mpi(RequestImpl* const rs[], int n);
-
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);
 

@@ -342,6 +342,28 @@ void take_inbox_message(RequestImpl* r, const MPI_Status& status) {
                /*blocking=*/false);
 }
 
+// Whether MPI_Testsome failed as a whole: it then completed and freed
+// nothing, and each request may be tested on its own for its own error.
+// With MPI_ERR_IN_STATUS it completed some, freed them, and left their
+// errors in their statuses.
+bool testsome_failed_whole(int rc) {
+  return rc != MPI_SUCCESS && error_class_of(rc) != MPI_ERR_IN_STATUS;
+}
+
+// The error of a request MPI_Testsome (returning `rc`) completed with `status`.
+int tested_error(int rc, const MPI_Status& status) {
+  return rc == MPI_SUCCESS ? MPI_SUCCESS : status.MPI_ERROR;
+}
+
+// The receive `r`, which MPI_Testsome completed in its inbox phase: its
+// inbox message is taken, or it fails with its error.
+void take_tested(RequestImpl* r, int rc, const MPI_Status& status) {
+  r->mpi = MPI_REQUEST_NULL;  // MPI freed it
+  const int error = tested_error(rc, status);
+  if (error != MPI_SUCCESS) return fail(r, error);
+  take_inbox_message(r, status);
+}
+
 }  // namespace
 
 bool mpi_test(RequestImpl* r) {
@@ -359,33 +381,6 @@ bool mpi_test(RequestImpl* r) {
   }
   complete(r);
   return true;
-}
-
-void mpi_test_together(RequestImpl* const rs[], int n) {
-  // MPI_Test of a request still under way makes MPI poll its transports;
-  // Testsome polls once for the lot, and each MPI_Test of a window of 64
-  // sends cost about as much as MPI's own work on an 8-byte message.
-  constexpr int kBatch = 64;
-  std::array<MPI_Request, kBatch> handles;
-  std::array<int, kBatch> indices;
-  for (int begin = 0; begin < n; begin += kBatch) {
-    const int count = std::min(kBatch, n - begin);
-    for (int i = 0; i < count; ++i) handles[static_cast<std::size_t>(i)] = rs[begin + i]->mpi;
-    int completed = 0;
-    const int rc =
-        MPI_Testsome(count, handles.data(), &completed, indices.data(), MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) {
-      // Each on its own then, so that each gets its own error.
-      for (int i = 0; i < count; ++i) (void)mpi_test(rs[begin + i]);
-      continue;
-    }
-    if (completed == MPI_UNDEFINED) continue;
-    for (int j = 0; j < completed; ++j) {
-      RequestImpl* r = rs[begin + indices[static_cast<std::size_t>(j)]];
-      r->mpi = MPI_REQUEST_NULL;  // MPI freed it
-      complete(r);
-    }
-  }
 }
 
 bool mpi_cancel_receive(RequestImpl* r) {
@@ -452,16 +447,15 @@ void mpi_progress(Endpoint* endpoint) {
     }
     int completed = 0;
     const int rc = MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
-    if (rc != MPI_SUCCESS) {
+    if (testsome_failed_whole(rc)) {
       for (int i = 0; i < count; ++i) (void)mpi_test(done[static_cast<std::size_t>(i)]);
       return;
     }
     if (completed == MPI_UNDEFINED || completed == 0) return;
     // In ascending order, which is queue order: each is the head when taken.
     for (int j = 0; j < completed; ++j) {
-      RequestImpl* r = done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])];
-      r->mpi = MPI_REQUEST_NULL;  // MPI freed it
-      take_inbox_message(r, statuses[static_cast<std::size_t>(j)]);
+      take_tested(done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])], rc,
+                  statuses[static_cast<std::size_t>(j)]);
     }
     if (completed < count) return;
   }
@@ -477,20 +471,18 @@ void mpi_progress(Endpoint* endpoint) {
       int completed = 0;
       const int rc =
           MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
-      if (rc != MPI_SUCCESS) {
+      if (testsome_failed_whole(rc)) {
         // Each on its own then, so that each gets its own error.
         for (std::size_t i = end; i > begin; --i) {
           if (i <= heads.size()) (void)mpi_test(heads[i - 1]);
         }
       } else if (completed != MPI_UNDEFINED && completed > 0) {
+        // Collected first: taking one moves another head into its place.
         for (int j = 0; j < completed; ++j) {
-          RequestImpl* r = heads[begin + static_cast<std::size_t>(indices[j])];
-          r->mpi = MPI_REQUEST_NULL;  // MPI freed it
-          done[static_cast<std::size_t>(j)] = r;
+          done[static_cast<std::size_t>(j)] = heads[begin + static_cast<std::size_t>(indices[j])];
         }
         for (int j = 0; j < completed; ++j) {
-          take_inbox_message(done[static_cast<std::size_t>(j)],
-                             statuses[static_cast<std::size_t>(j)]);
+          take_tested(done[static_cast<std::size_t>(j)], rc, statuses[static_cast<std::size_t>(j)]);
         }
         again = true;
       }

@@ -83,12 +83,6 @@ void mpi_receive(Incoming* message, RequestImpl* r, bool blocking);
 /// up in r's status.
 bool mpi_test(RequestImpl* r);
 
-/// Tests the requests rs[0..n), each in_mpi and not a receive waiting for
-/// its inbox message (sends, receives taking their bulk message, RMA
-/// requests), with one MPI_Testsome per 64, and completes those MPI has
-/// completed, as mpi_test does each. Never blocks.
-void mpi_test_together(RequestImpl* const rs[], int n);
-
 /// Tests the receives of `endpoint` posted in MPI that wait for their inbox
 /// message, so that a notice's sender is not kept waiting while the endpoint
 /// waits for something else. Never blocks.
