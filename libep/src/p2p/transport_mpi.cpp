@@ -412,8 +412,8 @@ void mpi_progress(Endpoint* endpoint) {
   // receives of one envelope in the order they were posted, so a later one
   // completes only after its head has matched (inbox messages are eager and
   // complete at the match). A window of 64 receives from one source is one
-  // test then, not 64 (as each round of a Waitall was: the rate of 8-byte
-  // messages fell with the window, to 0.6x MPI's at 256).
+  // test then, not 64 as in each round of a Waitall before (docs/design.md
+  // has the rates).
   //
   // One MPI_Testsome for the heads: MPI_Test of a request still under way
   // makes MPI poll its transports, Testsome polls once for all. Passes go on
@@ -452,7 +452,8 @@ void mpi_progress(Endpoint* endpoint) {
       return;
     }
     if (completed == MPI_UNDEFINED || completed == 0) return;
-    // In ascending order, which is queue order: each is the head when taken.
+    // In ascending order, which is queue order: each is the head when taken,
+    // unless one before it has not completed (leave_inbox then unlinks it).
     for (int j = 0; j < completed; ++j) {
       take_tested(done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])], rc,
                   statuses[static_cast<std::size_t>(j)]);
