@@ -23,16 +23,20 @@ RequestImpl* impl(Request r) { return detail::request_of(r); }
 // A request that the completion functions skip: null or inactive persistent.
 bool is_idle(Request r) { return r == REQUEST_NULL || !impl(r)->is_active(); }
 
-// Moves on the other operations of the endpoints of `requests` (engine.hpp
-// says why), each endpoint once.
+// Moves on the other operations of `endpoint` (engine.hpp says why), unless
+// it is *last, the endpoint moved on just before in the same pass.
+void progress_owner(detail::Endpoint* endpoint, detail::Endpoint** last) {
+  if (!endpoint || endpoint == *last) return;
+  detail::progress(endpoint);
+  *last = endpoint;
+}
+
+// Moves on the other operations of the endpoints of `requests`, each once
+// in a row.
 void progress_owners(int count, const Request requests[]) {
   detail::Endpoint* last = nullptr;
   for (int i = 0; i < count; ++i) {
-    if (is_idle(requests[i])) continue;
-    detail::Endpoint* endpoint = impl(requests[i])->endpoint;
-    if (!endpoint || endpoint == last) continue;
-    detail::progress(endpoint);
-    last = endpoint;
+    if (!is_idle(requests[i])) progress_owner(impl(requests[i])->endpoint, &last);
   }
 }
 
@@ -47,16 +51,10 @@ class Pending {
   void add(RequestImpl* r) { items_[size_++] = r; }
   bool empty() const { return size_ == 0; }
 
-  // Moves on the other operations of their endpoints, each once in a row
-  // (engine.hpp says why), as progress_owners does for handles.
+  // Moves on the other operations of their endpoints, each once in a row.
   void progress_owners() const {
     detail::Endpoint* last = nullptr;
-    for (int i = 0; i < size_; ++i) {
-      detail::Endpoint* endpoint = items_[i]->endpoint;
-      if (!endpoint || endpoint == last) continue;
-      detail::progress(endpoint);
-      last = endpoint;
-    }
+    for (int i = 0; i < size_; ++i) progress_owner(items_[i]->endpoint, &last);
   }
 
   // Tests each, keeping those still under way in their order (each on its
