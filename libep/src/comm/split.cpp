@@ -9,6 +9,8 @@
 #include "comm/split.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -433,26 +435,54 @@ struct NodeColor {
   int color = 0;
 };
 
-NodeColor node_color(const CommShared& shared, MPI_Info info) {
+// This process's node, as MPI names it (MPI_Get_processor_name: the host
+// name under Open MPI and MPICH, which is how both tell the processes that
+// share memory), padded with zeros to a fixed width; read once.
+struct NodeName {
+  int rc = MPI_SUCCESS;
+  std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
+};
+
+const NodeName& this_node() {
+  static const NodeName node = [] {
+    NodeName n;
+    int length = 0;
+    n.rc = MPI_Get_processor_name(n.name.data(), &length);
+    return n;
+  }();
+  return node;
+}
+
+// Compares the node names of the communicator's processes instead of making
+// an MPI communicator with MPI_Comm_split_type: under Open MPI 4.1 such a
+// creation waits for every other creation its process has under way (the
+// CID defect in docs/design.md), and a split_type of each of two sibling
+// communicators made two at once in every process (issue 11's nested
+// constructors: 8 times plain MPI's time on 2,2,2).
+NodeColor node_color(const CommShared& shared) {
   NodeColor out;
-  MPI_Comm node = MPI_COMM_NULL;
-  // Every process is in before the creation (make_channels in build.cpp).
-  out.rc = MPI_Barrier(shared.mpi_comm);
-  if (out.rc != MPI_SUCCESS) {
-    out.failed = "MPI_Barrier";
+  const NodeName& mine = this_node();
+  if (mine.rc != MPI_SUCCESS) {
+    out.rc = mine.rc;
+    out.failed = "MPI_Get_processor_name";
     return out;
   }
-  out.rc = MPI_Comm_split_type(shared.mpi_comm, MPI_COMM_TYPE_SHARED, 0, info, &node);
+  constexpr int width = MPI_MAX_PROCESSOR_NAME;
+  std::vector<char> names(static_cast<std::size_t>(shared.mpi_size) * width);
+  out.rc = MPI_Allgather(mine.name.data(), width, MPI_CHAR, names.data(), width, MPI_CHAR,
+                         shared.mpi_comm);
   if (out.rc != MPI_SUCCESS) {
-    out.failed = "MPI_Comm_split_type";
+    out.failed = "MPI_Allgather";
     return out;
   }
-  out.rc = MPI_Allreduce(&shared.mpi_rank, &out.color, 1, MPI_INT, MPI_MIN, node);
-  if (out.rc != MPI_SUCCESS) out.failed = "MPI_Allreduce";
-  const int free_rc = MPI_Comm_free(&node);
-  if (out.rc == MPI_SUCCESS && free_rc != MPI_SUCCESS) {
-    out.rc = free_rc;
-    out.failed = "MPI_Comm_free";
+  // The first process with this name: the smallest rank of the node (this
+  // process's own name is among them).
+  for (int p = 0; p < shared.mpi_size; ++p) {
+    if (std::equal(mine.name.begin(), mine.name.end(),
+                   names.begin() + static_cast<std::ptrdiff_t>(p) * width)) {
+      out.color = p;
+      break;
+    }
   }
   return out;
 }
@@ -524,7 +554,9 @@ int Comm_split(Comm comm, int color, int key, Comm* newcomm) {
   return detail::split(e, color, key, newcomm, fn);
 }
 
-int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* newcomm) {
+// `info` holds hints (MPI 4.1 section 7.4.2); none changes what
+// MPI_COMM_TYPE_SHARED means, so none is read.
+int Comm_split_type(Comm comm, int split_type, int key, MPI_Info /*info*/, Comm* newcomm) {
   constexpr const char* fn = "Comm_split_type";
   Endpoint* e = detail::valid_endpoint(comm);
   if (!e) return detail::invalid_comm(comm, fn);
@@ -540,7 +572,7 @@ int Comm_split_type(Comm comm, int split_type, int key, MPI_Info info, Comm* new
   const std::string mismatch = detail::enter_constructor(team, e->local, posted);
   if (!mismatch.empty()) return detail::leave_mismatched(e, newcomm, fn, mismatch);
   if (e->local == 0) {
-    found = node_color(*e->shared, info);
+    found = node_color(*e->shared);
     posted.result = &found;
   }
   team.sync();
