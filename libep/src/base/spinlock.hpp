@@ -21,6 +21,11 @@ class SpinLock {
       if (!flag_.exchange(true, std::memory_order_acquire)) return;
     }
   }
+  /// Takes the lock if it is free, without waiting.
+  bool try_lock() {
+    return !flag_.load(std::memory_order_relaxed) &&
+           !flag_.exchange(true, std::memory_order_acquire);
+  }
   void unlock() { flag_.store(false, std::memory_order_release); }
 
  private:

@@ -150,11 +150,29 @@ class LaneGuard {
 // drain takes a message; every later one sees `draining` and waits for the
 // lock. Sequentially consistent on both sides: each side writes its flag
 // and then reads the other's, so at least one of them sees the other.
+//
+// A drain that need not happen now (`Drain::if_free`: a waiter's poll) does
+// not wait for the lane: whoever holds it takes the channel's messages off
+// MPI for every endpoint of the channel. Waiting for it cost the most on a
+// loaded machine, where MPI yields the core in every call that finds
+// nothing (Open MPI's mpi_yield_when_idle, on when a node is
+// oversubscribed): the holder lost its core inside MPI_Improbe while the
+// other endpoints of its process queued behind it, each yielding in turn.
+enum class Drain { always, if_free };
+
 class DrainGuard {
  public:
-  explicit DrainGuard(Endpoint* endpoint) : lane_(endpoint->lane) {
+  DrainGuard(Endpoint* endpoint, Drain when) : lane_(endpoint->lane) {
     if (!lane_) return;
-    lane_->lock.lock();
+    if (when == Drain::if_free) {
+      if (!lane_->lock.try_lock()) {
+        lane_ = nullptr;
+        held_ = false;
+        return;
+      }
+    } else {
+      lane_->lock.lock();
+    }
     lane_->draining.store(true, std::memory_order_seq_cst);
     const CommShared& shared = *endpoint->shared;
     const int per_channel = shared.tags.per_channel();
@@ -177,25 +195,49 @@ class DrainGuard {
     lane_->draining.store(false, std::memory_order_release);
     lane_->lock.unlock();
   }
+  /// Whether this drain runs (Drain::if_free found the lane taken if not).
+  bool held() const { return held_; }
 
  private:
   Lane* lane_;
+  bool held_ = true;
 };
 
 // Takes every message of other processes on the channel of `endpoint` off
 // MPI and hands each to its endpoint, or only until the receive `awaited`
 // has been matched: a waiter need not pay for one more probe that finds
 // nothing. Returns the MPI error code of the transport.
-int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr) {
-  const DrainGuard drain(endpoint);
+//
+// An endpoint that shares its channel looks (MPI_Iprobe) before it takes the
+// lane, and takes one message per hold: MPI may give the core away inside a
+// call that finds nothing (Open MPI's mpi_yield_when_idle), and a thread
+// that does so holding the lane keeps the other endpoints of its channel
+// waiting for it to be scheduled again. A look that finds nothing while
+// another drain holds a message it took leaves that message to that drain,
+// which hands it over before it lets go of the lane: it still arrives in
+// order, as when this drain waited for the lane.
+int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
+                 Drain when = Drain::always) {
+  const bool shared_lane = endpoint->lane != nullptr;
   for (;;) {
-    Incoming* message = nullptr;
-    Endpoint* to = nullptr;
-    const int rc = mpi_next_arrival(endpoint, &message, &to);
-    if (rc != MPI_SUCCESS || !message) return rc;
-    arrive(to, message);
-    if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
-      return MPI_SUCCESS;
+    if (shared_lane) {
+      bool waiting = false;
+      const int rc = mpi_peek_arrival(endpoint, &waiting);
+      if (rc != MPI_SUCCESS || !waiting) return rc;
+    }
+    {
+      const DrainGuard drain(endpoint, when);
+      if (!drain.held()) return MPI_SUCCESS;
+      do {
+        Incoming* message = nullptr;
+        Endpoint* to = nullptr;
+        const int rc = mpi_next_arrival(endpoint, &message, &to);
+        if (rc != MPI_SUCCESS || !message) return rc;
+        arrive(to, message);
+        if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
+          return MPI_SUCCESS;
+      } while (!shared_lane);
+    }
   }
 }
 
@@ -334,7 +376,7 @@ bool test_request(RequestImpl* r, bool progressed) {
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
       if (r->kind == RequestImpl::Kind::recv && may_match_remote(r->endpoint, r->peer)) {
-        const int rc = drain_remote(r->endpoint, r);
+        const int rc = drain_remote(r->endpoint, r, Drain::if_free);
         if (rc != MPI_SUCCESS && unpost(r)) {
           // MPI cannot say whether a message for it arrived: it fails.
           r->status.MPI_ERROR = error_class_of(rc);
@@ -373,7 +415,7 @@ void wait_request(RequestImpl* r) {
 void progress(Endpoint* endpoint) {
   if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
       endpoint->shared->mpi_size > 1) {
-    (void)drain_remote(endpoint);
+    (void)drain_remote(endpoint, nullptr, Drain::if_free);
   }
   if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
 }

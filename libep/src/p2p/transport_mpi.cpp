@@ -262,6 +262,15 @@ int mpi_post_receive(RequestImpl* r) {
   return MPI_SUCCESS;
 }
 
+int mpi_peek_arrival(Endpoint* endpoint, bool* waiting) {
+  int found = 0;
+  const int rc =
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, inbox_of(*endpoint->shared, endpoint->local), &found,
+                 MPI_STATUS_IGNORE);
+  *waiting = rc == MPI_SUCCESS && found != 0;
+  return rc;
+}
+
 int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to) {
   *arrival = nullptr;
   *to = nullptr;

@@ -72,6 +72,10 @@ int mpi_post_receive(RequestImpl* r);
 /// Returns an MPI error code.
 int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to);
 
+/// Whether an inbox message waits in MPI on the channel `endpoint` receives
+/// on (*waiting), without taking it: needs no lane. Returns an MPI error code.
+int mpi_peek_arrival(Endpoint* endpoint, bool* waiting);
+
 /// Receives the data that the notice `message` announced into the receive
 /// `r` that matched it (the engine has set r's status), and frees `message`:
 /// at once (`blocking`) or as an MPI request that mpi_test completes. A
