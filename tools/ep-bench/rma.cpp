@@ -169,10 +169,12 @@ bool wants(const std::vector<std::string>& list, const char* item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+#ifdef OPEN_MPI
 /// Only --test create (which mpi-threads refuses anyway) asked for.
 bool cases_need_no_window(const RmaOptions& o) {
   return !wants(o.tests, "latency") && !wants(o.tests, "bandwidth");
 }
+#endif
 
 /// The element size of fop and cas.
 int atomic_bytes_of(const RmaOptions& o, RmaOp op) {

@@ -296,6 +296,15 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
   return MPI_SUCCESS;
 }
 
+// Open MPI before 5, whose defects cas64_crashes works around: the helpers
+// below read its settings, and nothing else needs them.
+#if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#define EP_RMA_OPEN_MPI_4 1
+#else
+#define EP_RMA_OPEN_MPI_4 0
+#endif
+
+#if EP_RMA_OPEN_MPI_4
 // The value of Open MPI's MCA variable `name` as text, through the MPI tool
 // interface (so a setting from mpirun --mca, the environment or a parameter
 // file counts alike); empty if there is none.
@@ -343,6 +352,7 @@ std::string mca_setting(const char* name) {
   if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) return {};
   return mca_value(MPI_T_CVAR_HANDLE_NULL, index);
 }
+#endif
 
 // Open MPI 4.1.4 segfaults in 8-byte MPI_Compare_and_swap, between processes
 // and to its own process (osc/rdma over btl/vader's emulated atomics,
@@ -355,7 +365,7 @@ std::string mca_setting(const char* name) {
 // accumulates on the same word, so libep refuses the call unless one of
 // those settings is in force.
 bool cas64_crashes() {
-#if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#if EP_RMA_OPEN_MPI_4
   static const bool crashes = [] {
     int provided = 0;
     if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return true;
