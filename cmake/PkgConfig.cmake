@@ -64,6 +64,13 @@ else()
   message(STATUS "libep: libep.pc carries FindMPI's flags (no pkg-config module for this MPI)")
 endif()
 
+# dlsym (libep/src/base/held_op.cpp) is in a library of its own before
+# glibc 2.34: CMAKE_DL_LIBS names it ("dl"), or is empty where libc has it.
+set(libep_pc_dl "")
+foreach(lib IN LISTS CMAKE_DL_LIBS)
+  string(APPEND libep_pc_dl " -l${lib}")
+endforeach()
+
 if(LIBEP_STATIC)
   if(PKG_CONFIG_FOUND)
     pkg_check_modules(LIBEP_PC_FMT QUIET fmt)
@@ -76,8 +83,12 @@ if(LIBEP_STATIC)
   if(CMAKE_THREAD_LIBS_INIT)
     string(APPEND LIBEP_PC_LIBS " ${CMAKE_THREAD_LIBS_INIT}")
   endif()
-elseif(CMAKE_THREAD_LIBS_INIT)
-  string(APPEND LIBEP_PC_LIBS_PRIVATE " ${CMAKE_THREAD_LIBS_INIT}")
+  string(APPEND LIBEP_PC_LIBS "${libep_pc_dl}")
+else()
+  if(CMAKE_THREAD_LIBS_INIT)
+    string(APPEND LIBEP_PC_LIBS_PRIVATE " ${CMAKE_THREAD_LIBS_INIT}")
+  endif()
+  string(APPEND LIBEP_PC_LIBS_PRIVATE "${libep_pc_dl}")
 endif()
 list(JOIN LIBEP_PC_REQUIRES " " LIBEP_PC_REQUIRES)
 
