@@ -34,7 +34,7 @@ LITERAL_CALL = re.compile(r'\bgetenv\s*\(\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*\)')
 NAME_LITERAL = re.compile(r'"([A-Z][A-Z0-9_]*)"')
 # Lines above a getenv whose argument is a variable, searched for its names.
 LOOKBACK = 3
-ROW_NAME = re.compile(r"`([A-Z][A-Z0-9_]*)`")
+ROW_NAME = re.compile(r"`([A-Z][A-Za-z0-9_]*)`")
 # Script variables that can only be the environment's: the project's prefixes.
 SCRIPT_OWN = re.compile(r"\$\{?((?:EP|LIBEP|BENCH)_[A-Z0-9_]*)")
 
@@ -101,11 +101,23 @@ def own_in_scripts(root: pathlib.Path) -> dict:
     return names
 
 
+# A name a script builds from a variable and then reads indirectly, as
+# include=OMPI_MCA_${family}_if_include ... ${!include}.
+BUILT_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_]*\$\{[a-z_]+\}[A-Za-z0-9_]*)")
+
+
 def read_by_scripts(root: pathlib.Path, name: str) -> bool:
     expansion = re.compile(r"\$\{?" + re.escape(name) + r"\b")
     for path in sorted((root / SCRIPT_DIR).glob("*")):
-        if path.is_file() and expansion.search(path.read_text(errors="replace")):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        if expansion.search(text):
             return True
+        for built in BUILT_NAME.findall(text):
+            pattern = re.sub(r"\\\$\\\{[a-z_]+\\\}", "[A-Za-z0-9_]+", re.escape(built))
+            if re.fullmatch(pattern, name):
+                return True
     return False
 
 

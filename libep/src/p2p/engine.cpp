@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/backoff.hpp"
+#include "base/mpi_yield.hpp"
 #include "object/error.hpp"
 #include "p2p/transport_intra.hpp"
 #include "p2p/transport_mpi.hpp"
@@ -208,19 +209,19 @@ class DrainGuard {
 // has been matched: a waiter need not pay for one more probe that finds
 // nothing. Returns the MPI error code of the transport.
 //
-// An endpoint that shares its channel looks (MPI_Iprobe) before it takes the
-// lane, and takes one message per hold: MPI may give the core away inside a
-// call that finds nothing (Open MPI's mpi_yield_when_idle), and a thread
-// that does so holding the lane keeps the other endpoints of its channel
-// waiting for it to be scheduled again. A look that finds nothing while
+// Where MPI gives the core away inside a call that finds nothing
+// (base/mpi_yield.hpp), an endpoint that shares its channel looks
+// (MPI_Iprobe) before it takes the lane, and takes one message per hold: a
+// thread that yields holding the lane keeps the other endpoints of its
+// channel waiting for it to be scheduled again. A look that finds nothing while
 // another drain holds a message it took leaves that message to that drain,
 // which hands it over before it lets go of the lane: it still arrives in
 // order, as when this drain waited for the lane.
 int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
                  Drain when = Drain::always) {
-  const bool shared_lane = endpoint->lane != nullptr;
+  const bool look = endpoint->lane != nullptr && mpi_yields_when_idle();
   for (;;) {
-    if (shared_lane) {
+    if (look) {
       bool waiting = false;
       const int rc = mpi_peek_arrival(endpoint, &waiting);
       if (rc != MPI_SUCCESS || !waiting) return rc;
@@ -236,7 +237,7 @@ int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
         arrive(to, message);
         if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
           return MPI_SUCCESS;
-      } while (!shared_lane);
+      } while (!look);
     }
   }
 }

@@ -1,0 +1,22 @@
+// Whether the MPI below gives the core away in every call that finds
+// nothing to do.
+//
+// Open MPI does when its `mpi_yield_when_idle` is on, which mpirun sets by
+// itself when a node has more processes than cores. A thread that yields
+// inside MPI while it holds a lock of libep keeps the process's other
+// endpoints waiting until it is scheduled again, milliseconds on a loaded
+// machine; so where libep holds a lock across MPI calls that may find
+// nothing, it first looks without the lock when this is true
+// (p2p/engine.cpp, coll/nonblocking.cpp). Where it is false (MPICH, or Open
+// MPI on a node with a core for every process) the look would only add an
+// MPI call to every message.
+#pragma once
+
+namespace ep::detail {
+
+/// Read once, from the settings mpirun passes in the environment
+/// (docs/environment.md); false under other MPIs. A setting given only in
+/// an MCA parameter file is not seen.
+bool mpi_yields_when_idle();
+
+}  // namespace ep::detail
