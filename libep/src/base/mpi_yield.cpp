@@ -8,11 +8,12 @@
 
 namespace ep::detail {
 
+#ifdef OPEN_MPI
 namespace {
 
 // An MCA flag's text as Open MPI reads it: true for "1", "true", "yes" or
 // "on"; `fallback` when unset.
-[[maybe_unused]] bool mca_flag(const char* value, bool fallback) {
+bool mca_flag(const char* value, bool fallback) {
   if (!value) return fallback;
   for (const char* on : {"1", "true", "yes", "on"}) {
     if (std::strcmp(value, on) == 0) return true;
@@ -21,6 +22,7 @@ namespace {
 }
 
 }  // namespace
+#endif
 
 bool mpi_yields_when_idle() {
 #ifdef OPEN_MPI
