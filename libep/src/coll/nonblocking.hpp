@@ -1,5 +1,6 @@
 // The engine of the non-blocking collectives (ep/coll.hpp: Ibarrier ...
-// Iexscan; their public functions are in coll/api_nonblocking.cpp).
+// Iexscan; their public functions are in coll/api_nonblocking.cpp and, for
+// the reductions, coll/api_nonblocking_reduce.cpp).
 //
 // An endpoint's call packs its contribution at once (coll/gathered.hpp: a
 // list of blocks; the root's data for Ibcast, every block of an Ialltoall,
