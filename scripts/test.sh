@@ -10,16 +10,16 @@
 #                          `single` (one MPI process, many endpoint threads: where
 #                          races live), and only what they run is built
 # Every stage runs even if an earlier one failed; the summary at the end lists
-# them all, and the exit status is non-zero if any failed. Each stage after
-# the first is built while the tests of the one before run
-# (its compiler output goes to <dir>/build.log, shown if it fails). Builds are
-# incremental, so a second run only pays for the tests. The summary gives each
-# stage's configure+build time and test time.
+# them all, and the exit status is non-zero if any failed. Each stage is
+# built, then tested, before the next begins (its compiler output goes to
+# <dir>/build.log, shown if it fails). Builds are incremental, so a second run
+# only pays for the tests. The summary gives each stage's configure+build time
+# and test time.
 #
 #   scripts/test.sh                  all four stages
 #   scripts/test.sh release tsan     only these stages
 #   CTEST_ARGS="-R storm" scripts/test.sh release   extra ctest arguments
-#   LIBEP_TEST_JOBS=1 scripts/test.sh                one test at a time (default 5)
+#   LIBEP_TEST_JOBS=1 scripts/test.sh                one test at a time (default 5, MPICH 2)
 #
 # Sanitizer stages and the MPICH stage run the multi-rank tests under a
 # reduced layout set (see lean_layouts below) to stay well within the time
@@ -40,7 +40,13 @@ default_timeout=300
 # two at a time; 56 of its tests (p2p, rma and coll on 2,2) took a median of
 # 132 s three at a time, 65 s four and 60 s five (runs alternated on a
 # machine shared with other builds).
-jobs=${LIBEP_TEST_JOBS:-5}
+#
+# MPICH's waits never yield the core: its tests run two at a time. Six runs of
+# coll.noncommutative@1,3,2 (each 3 processes, then 6 for the plain-MPI
+# reference) took 14.8 s one at a time, 18.7 s two and 21.2 s three at a
+# time; the whole MPICH stage took 193 s two at a time and 234 s five.
+openmpi_jobs=${LIBEP_TEST_JOBS:-5}
+mpich_jobs=${LIBEP_TEST_JOBS:-2}
 # Compilations at once: one per core.
 build_jobs=$(nproc 2>/dev/null || echo 2)
 # 1x1, 1x3, 2x2, the uneven 1,3,2 and one with an empty process: every shape
@@ -62,10 +68,14 @@ sanitizer_programs="-DLIBEP_PROGRAMS_COMPILE_OPTIONS=-O0"
 # and sanitizer-free debugging of a failure): -g1 instead of -g takes 30% off
 # the compile time of the tools' largest sources (19.6 s to 13.5 s).
 release_flags="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+# Every stage but the first precompiles the library's common headers
+# (LIBEP_PRECOMPILE_HEADERS in CMakeLists.txt: the library under
+# ThreadSanitizer in 17 s instead of 28); the release stage does not, so that
+# a source that forgets an include fails there.
+precompiled="-DLIBEP_PRECOMPILE_HEADERS=ON"
 
 stages=("$@")
-# In this order, each build fits best beside the tests before it: MPICH's
-# beside ASan's long tests, ThreadSanitizer's small one beside MPICH's.
+# The release stage first: it tests everything, fastest.
 ((${#stages[@]})) || stages=(release asan mpich tsan)
 summary=()
 failed=0
@@ -81,27 +91,29 @@ fi
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
-# The stages' settings: stage_settings NAME sets dir, ctest_args and
+# The stages' settings: stage_settings NAME sets dir, jobs, ctest_args and
 # cmake_args (an array).
 # shellcheck disable=SC2054  # address,undefined is one argument
 stage_settings() {
   case $1 in
-    release) dir=build ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi "$release_flags") ;;
-    asan) dir=build-asan ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi
-      -DLIBEP_SANITIZER=address,undefined "$sanitizer_flags" "$sanitizer_programs"
+    release) dir=build jobs=$openmpi_jobs ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi
+      "$release_flags") ;;
+    asan) dir=build-asan jobs=$openmpi_jobs ctest_args="" cmake_args=(-DLIBEP_MPI=openmpi
+      -DLIBEP_SANITIZER=address,undefined "$sanitizer_flags" "$sanitizer_programs" "$precompiled"
       -DEPTEST_REFERENCE=OFF "-DEPTEST_LAYOUTS=$lean_layouts") ;;
     # No tools: the `single` tests run here are those of the library.
-    tsan) dir=build-tsan ctest_args="-L single" cmake_args=(-DLIBEP_MPI=openmpi
-      -DLIBEP_SANITIZER=thread "$sanitizer_flags" "$sanitizer_programs" -DLIBEP_BUILD_TOOLS=OFF
-      -DEPTEST_REFERENCE=OFF "-DEPTEST_LAYOUTS=$single_layouts") ;;
+    tsan) dir=build-tsan jobs=$openmpi_jobs ctest_args="-L single" cmake_args=(-DLIBEP_MPI=openmpi
+      -DLIBEP_SANITIZER=thread "$sanitizer_flags" "$sanitizer_programs" "$precompiled"
+      -DLIBEP_BUILD_TOOLS=OFF -DEPTEST_REFERENCE=OFF "-DEPTEST_LAYOUTS=$single_layouts") ;;
     # No tools either: what they do with MPI is the same calls on both
     # implementations, and their tests are two fifths of the release stage's
     # test time and half of a build; results/ holds their MPICH runs.
     # Nor the team gate's unit test, threads of one process and no MPI: the
     # same code as in the release stage (there 7 s; here, beside the
     # ThreadSanitizer build, 26 s).
-    mpich) dir=build-mpich ctest_args="-E ^coll\.unit\.TeamGate\." cmake_args=(-DLIBEP_MPI=mpich "$release_flags"
-      -DLIBEP_BUILD_TOOLS=OFF "-DEPTEST_LAYOUTS=$lean_layouts") ;;
+    mpich) dir=build-mpich jobs=$mpich_jobs ctest_args="-E ^coll\.unit\.TeamGate\."
+      cmake_args=(-DLIBEP_MPI=mpich "$release_flags" "$precompiled" -DLIBEP_BUILD_TOOLS=OFF
+        "-DEPTEST_LAYOUTS=$lean_layouts") ;;
     *) echo "test.sh: unknown stage '$1' (release, asan, tsan, mpich)" >&2; exit 2 ;;
   esac
 }
@@ -111,7 +123,7 @@ stage_settings() {
 # DIR/build-status (STATUS: built, configure or build).
 build_stage() {
   local name=$1
-  local dir ctest_args cmake_args start=$SECONDS status=built
+  local dir jobs ctest_args cmake_args start=$SECONDS status=built
   stage_settings "$name"
   mkdir -p "$dir"
   rm -f "$dir/build-status"
@@ -129,7 +141,7 @@ build_stage() {
 # test_stage NAME: reports the stage's build (build_stage must have ended)
 # and runs its tests.
 test_stage() {
-  local name=$1 dir ctest_args cmake_args status build_seconds
+  local name=$1 dir jobs ctest_args cmake_args status build_seconds
   stage_settings "$name"
   read -r status build_seconds <"$dir/build-status"
   echo
@@ -171,29 +183,18 @@ test_stage() {
 
 for stage in "${stages[@]}"; do stage_settings "$stage"; done  # unknown names stop here
 
-# A background build does not outlive the script (Ctrl-C, a failed stage).
-trap 'kill $(jobs -p) 2>/dev/null' EXIT
-
-# The stages in a pipeline: the first builds alone; each later one builds
-# while the tests of the one before it run, sharing the cores with them (the
-# tests spend much of their time starting processes and waiting). Its build
-# time in the summary is therefore time alongside those tests. At low
-# priority (nice -n 10) the builds were the slower half: the release tests
-# then waited 144 s for the ASan build, 1031 s in all.
+# One stage after the other, each built and then tested. Their tests keep
+# both cores busy (the release stage's used 86% of them alone, most of it in
+# sched_yield), so a build beside them only slowed both: built while the tests
+# of the stage before ran, the four stages took 1133 s; one after the other,
+# each phase took less than the pair had (release tests 165 s and ASan build
+# 160 s alone, 338 s together).
 total_start=$SECONDS
-echo
-echo "=== ${stages[0]}: configure and build"
-build_stage "${stages[0]}"
-for ((i = 0; i < ${#stages[@]}; i++)); do
-  next_build=
-  if ((i + 1 < ${#stages[@]})); then
-    build_stage "${stages[i + 1]}" &
-    next_build=$!
-  fi
-  test_stage "${stages[i]}"
-  if [ -n "$next_build" ]; then
-    wait "$next_build"
-  fi
+for stage in "${stages[@]}"; do
+  echo
+  echo "=== $stage: configure and build"
+  build_stage "$stage"
+  test_stage "$stage"
 done
 
 echo
