@@ -3,7 +3,8 @@
 //
 // The command line is parsed before MPI starts, because the chosen
 // subcommand decides which thread level to request. Every rank parses the
-// same arguments and reaches the same verdict; only world rank 0 prints it.
+// same arguments and reaches the same verdict; only world rank 0 prints it
+// and exits with its status, the others with 0 (ep::tools::shared_verdict).
 
 #include <fmt/core.h>
 #include <mpi.h>
@@ -64,7 +65,7 @@ int finish_parse(const CLI::App& app, const CLI::ParseError& error, bool start_m
     fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
   }
   ep::tools::finalize_mpi();
-  return code == 0 ? 0 : exit_usage;
+  return ep::tools::shared_verdict(code == 0 ? 0 : exit_usage, printer);
 }
 
 // Runs the chosen subcommand; its exceptions become exit statuses.
@@ -72,10 +73,10 @@ int invoke(const ep::bench::Subcommand& command, const ep::bench::Invocation& in
   const std::string prefix = fmt::format("ep-bench {}", command.app->get_name());
   try {
     return command.run(inv);
-  } catch (const ep::bench::UsageError& e) {
+  } catch (const ep::bench::UsageError& e) {  // every rank alike
     if (inv.world_rank == 0)
       fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", prefix, e.what());
-    return exit_usage;
+    return ep::tools::shared_verdict(exit_usage, inv.world_rank == 0);
   } catch (const std::exception& e) {  // reaches one rank only: say which
     if (command.needs_mpi)
       fmt::print(stderr, "{} (world rank {}): {}\n", prefix, inv.world_rank, e.what());

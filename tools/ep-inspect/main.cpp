@@ -8,8 +8,11 @@
 //       no mpirun: merges the per-process files EP_INSPECT dumped.
 //
 // The command line and the scenario are checked before any communicator is
-// built, identically on every rank, so a bad scenario ends every rank with
-// the same status and one message, never with a hang.
+// built, identically on every rank, so a bad scenario ends the job with one
+// message and its status, never with a hang. Such a verdict is world rank
+// 0's to print and to exit with; the other ranks end with 0, so that the
+// launcher never kills rank 0 before its message is out
+// (ep::tools::shared_verdict).
 #include <fmt/core.h>
 #include <mpi.h>
 
@@ -142,12 +145,12 @@ int run_read(const Command& c) {
     dumps = load(c.read_paths, f);
   } catch (const UsageError& e) {
     if (printing_rank()) fmt::print(stderr, "ep-inspect: {}\n", e.what());
-    return exit_usage;
+    return ep::tools::shared_verdict(exit_usage, printing_rank());
   }
   // Dumps of several runs make communicators that none of them had: no
   // merged document then, only what shows the mix.
   if (const std::vector<std::string> mix = mixed_runs(dumps); !mix.empty()) {
-    if (!printing_rank()) return exit_failed;
+    if (!printing_rank()) return 0;  // rank 0 says it and ends with the status
     constexpr std::size_t shown = 8;
     fmt::print(stderr, "ep-inspect: read: the files are dumps of more than one run:\n");
     for (std::size_t i = 0; i < mix.size() && i < shown; ++i) fmt::print(stderr, "  {}\n", mix[i]);
@@ -159,7 +162,7 @@ int run_read(const Command& c) {
   }
   ordered_json merged = merge_dumps(dumps, c.check, f);
   if (c.check) add_check_result(merged, f);
-  if (!printing_rank()) return f.failures.empty() ? 0 : exit_failed;
+  if (!printing_rank()) return 0;  // as above (ep::tools::shared_verdict)
   return finish(c, merged, f);
 }
 
@@ -170,7 +173,7 @@ int run_scenario_job(const Command& c, int rank, int size) {
     model.emplace(c.steps, size);
   } catch (const ScenarioError& e) {
     if (rank == 0) fmt::print(stderr, "ep-inspect: {}\n", e.what());
-    return exit_usage;
+    return ep::tools::shared_verdict(exit_usage, rank == 0);
   }
   // An unwritable --output is found before the run, on every rank alike.
   int writable = 1;
@@ -186,7 +189,7 @@ int run_scenario_job(const Command& c, int rank, int size) {
   if (!writable) {
     if (rank == 0)
       fmt::print(stderr, "ep-inspect: --output: cannot write '{}': {}\n", c.output, why);
-    return exit_usage;
+    return ep::tools::shared_verdict(exit_usage, rank == 0);
   }
   const nlohmann::json reports = gather_reports(run_scenario(*model, c.steps, rank));
   int status = 0;
@@ -197,7 +200,7 @@ int run_scenario_job(const Command& c, int rank, int size) {
     status = finish(c, merged, f);
   }
   ep::tools::check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return status;
+  return ep::tools::shared_verdict(status, rank == 0);
 }
 
 int run_mpi(const Command& c, int argc, char** argv) {
@@ -216,7 +219,7 @@ int run_mpi(const Command& c, int argc, char** argv) {
       fmt::print(stderr,
                  "ep-inspect: endpoints need MPI_THREAD_MULTIPLE, but MPI provided only {}\n",
                  ep::tools::thread_level_name(provided));
-    status = exit_failed;
+    status = ep::tools::shared_verdict(exit_failed, rank == 0);
   } else {
     try {
       status = run_scenario_job(c, rank, size);
@@ -236,7 +239,7 @@ int main(int argc, char** argv) {
     const Parsed parsed = parse_command_line(argc, argv);
     if (parsed.done) {
       if (printing_rank()) std::fputs(parsed.text.c_str(), parsed.status == 0 ? stdout : stderr);
-      return parsed.status;
+      return ep::tools::shared_verdict(parsed.status, printing_rank());
     }
     if (parsed.command.read) return run_read(parsed.command);
     return run_mpi(parsed.command, argc, argv);
