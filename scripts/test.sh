@@ -44,7 +44,8 @@ default_timeout=300
 # MPICH's waits never yield the core: its tests run two at a time. Six runs of
 # coll.noncommutative@1,3,2 (each 3 processes, then 6 for the plain-MPI
 # reference) took 14.8 s one at a time, 18.7 s two and 21.2 s three at a
-# time; the whole MPICH stage took 193 s two at a time and 234 s five.
+# time; the whole MPICH stage took 193 s two at a time, as one at a time,
+# and 234 s five at a time.
 openmpi_jobs=${LIBEP_TEST_JOBS:-5}
 mpich_jobs=${LIBEP_TEST_JOBS:-2}
 # Compilations at once: one per core.
