@@ -33,6 +33,9 @@ struct PoolEntry {
 struct Pool {
   std::mutex mutex;
   std::vector<PoolEntry> entries;  // oldest first
+  // The MPI communicators of this process's live endpoint communicators: a
+  // set made from one of them waits for that parent's next creation.
+  std::vector<MPI_Comm> live;
 };
 
 // Never destroyed: a communicator freed after static destruction began
@@ -40,6 +43,18 @@ struct Pool {
 Pool& pool() {
   static Pool* const p = new Pool;
   return *p;
+}
+
+void note_live(MPI_Comm c) {
+  std::lock_guard lock(pool().mutex);
+  pool().live.push_back(c);
+}
+
+void note_gone(MPI_Comm c) {
+  std::lock_guard lock(pool().mutex);
+  std::vector<MPI_Comm>& live = pool().live;
+  const auto it = std::find(live.begin(), live.end(), c);
+  if (it != live.end()) live.erase(it);
 }
 
 int free_set(PooledSet& set) {
@@ -94,6 +109,7 @@ bool give_back(CommShared& shared) {
   set.inbox = std::move(shared.inbox);
   set.bulk = std::move(shared.bulk);
   set.per_process = shared.map.max_per_process();
+  set.made_from = shared.made_from;
   shared.mpi_comm = MPI_COMM_NULL;
   shared.inbox.clear();
   shared.bulk.clear();
@@ -285,6 +301,7 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
     release_shared(shared.release());
     return rc;
   }
+  shared->made_from = agreed ? agreed->made_from : MPI_COMM_NULL;
   const int local_count = shared->map.count_on(shared->mpi_rank);
   shared->team = std::make_unique<LocalTeam>(local_count);
   const bool premade = agreed && !agreed->premade.empty();
@@ -320,6 +337,7 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
     agreed->premade.clear();
   }
   shared->live.store(local_count);
+  note_live(shared->mpi_comm);
   *out = shared.release();
   return MPI_SUCCESS;
 }
@@ -336,19 +354,30 @@ std::int64_t pool_key(const std::vector<int>& world_ranks, int per_process) {
   return static_cast<std::int64_t>(h >> 1);
 }
 
-PoolOffer reserve_offer() {
+PoolOffer reserve_offer(MPI_Comm parent) {
   PoolOffer offer;
   offer.fill(-1);
   std::lock_guard lock(pool().mutex);
   auto& entries = pool().entries;
+  const std::vector<MPI_Comm>& live = pool().live;
   std::size_t n = 0;
-  // Newest first: the communicator just freed is the likeliest to come back.
-  for (auto it = entries.rbegin(); it != entries.rend() && n < kPoolOffers; ++it) {
-    if (it->reserved) continue;
-    it->reserved = true;
-    offer[2 * n] = it->set.name;
-    offer[2 * n + 1] = pool_key(it->set.world_ranks, it->set.per_process);
+  const auto reserve = [&](PoolEntry& entry) {
+    entry.reserved = true;
+    offer[2 * n] = entry.set.name;
+    offer[2 * n + 1] = pool_key(entry.set.world_ranks, entry.set.per_process);
     ++n;
+  };
+  // Newest first: the communicator just freed is the likeliest to come back.
+  if (parent != MPI_COMM_NULL) {
+    for (auto it = entries.rbegin(); it != entries.rend() && n < kPoolOffers; ++it) {
+      if (!it->reserved && it->set.made_from == parent) reserve(*it);
+    }
+  }
+  for (auto it = entries.rbegin(); it != entries.rend() && n < kPoolOffers; ++it) {
+    const MPI_Comm from = it->set.made_from;
+    if (it->reserved || (from != MPI_COMM_NULL && from == parent)) continue;
+    if (from != MPI_COMM_NULL && std::find(live.begin(), live.end(), from) != live.end()) continue;
+    reserve(*it);
   }
   return offer;
 }
@@ -363,19 +392,18 @@ std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers,
     }
     return false;
   };
-  std::int64_t best = -1;
+  // In the first process's order: the sets made from the parent first.
   for (std::size_t i = 0; i < lengths.front(); ++i) {
     const std::int64_t name = offers.front()[2 * i];
     if (name < 0 || offers.front()[2 * i + 1] != key) continue;
-    if (best >= 0 && name >= best) continue;
     if (std::find(exclude.begin(), exclude.end(), name) != exclude.end()) continue;
     bool everywhere = true;
     for (std::size_t p = 1; p < offers.size() && everywhere; ++p) {
       everywhere = holds(offers[p], lengths[p], name);
     }
-    if (everywhere) best = name;
+    if (everywhere) return name;
   }
-  return best;
+  return -1;
 }
 
 std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::int64_t key,
@@ -411,7 +439,8 @@ void release_offer(const PoolOffer& offer) {
 int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int per_process,
                const std::vector<std::int64_t>& extra, std::vector<std::int64_t>* gathered_extra,
                Agreed* agreed) {
-  const PoolOffer offer = reserve_offer();
+  const PoolOffer offer = reserve_offer(comm);
+  agreed->made_from = comm;
   agreed->id = draw_comm_ids();
   std::vector<std::int64_t> mine{agreed->id};
   mine.insert(mine.end(), offer.begin(), offer.end());
@@ -475,6 +504,7 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
 
 int release_shared(CommShared* shared) {
   forget_nonblocking(*shared);
+  note_gone(shared->mpi_comm);
   int rc = MPI_SUCCESS;
   const auto keep_first = [&rc](int call_rc) { keep_first_error(&rc, call_rc); };
   bool pending = false;

@@ -49,6 +49,20 @@ struct ChannelSource {
 /// communicator. (A message sent but not yet arrived when its receiver
 /// freed the communicator, which a correct program does not leave, would
 /// reach the next one too.) suites/comm/dup.cpp (recycled) guards the reuse.
+///
+/// A set remembers the communicator its last owner was made from
+/// (made_from), and a creation offers first the sets made from its own
+/// parent, then those whose parent is gone, never those of another live
+/// communicator; each process then picks the first set of the first
+/// process's offer that every process offered. So a program that makes and
+/// frees the same communicators in turn finds its sets again, and two
+/// creations under way in one process at once (sibling communicators made
+/// by two leaders, from two parents) do not reserve each other's sets: when
+/// the first took every set there was, the second made its MPI
+/// communicators anew, at the same time as the first in every process, and
+/// Open MPI 4.1 lets only one creation of a process advance at a time
+/// (the nested kind of suites/comm/churn.cpp took 35-40 times plain MPI's
+/// time on 2,2,2).
 constexpr int kPoolOffers = 8;
 /// (name, pool_key) pairs; a name of -1 offers nothing.
 using PoolOffer = std::array<std::int64_t, 2 * kPoolOffers>;
@@ -62,17 +76,24 @@ struct PooledSet {
   // The largest endpoint count of a process it served: with the MPI's tag
   // bound, which is the same everywhere, it fixes the channel layout.
   int per_process = 0;
+  // CommShared::made_from of its last owner: a preference of this process,
+  // never compared across processes.
+  MPI_Comm made_from = MPI_COMM_NULL;
 };
 
 /// What a set must match to serve a communicator: its processes (world
 /// ranks, in order) and the largest endpoint count of a process, which fixes
 /// the channels (ranks/tag_layout.hpp), hashed; never negative.
 std::int64_t pool_key(const std::vector<int>& world_ranks, int per_process);
-/// Reserves up to kPoolOffers pooled sets of this process for one creation.
-PoolOffer reserve_offer();
-/// The smallest name every one of `offers` (one per process of the new
-/// communicator) holds with `key`, other than those in `exclude`; -1 if
-/// none. A pure function of its arguments: every process computes the same.
+/// Reserves up to kPoolOffers pooled sets of this process for one creation
+/// from the communicator whose MPI communicator is `parent` (null: none):
+/// first the sets made from it, newest first, then those made from a
+/// communicator no longer alive in this process.
+PoolOffer reserve_offer(MPI_Comm parent = MPI_COMM_NULL);
+/// The first name of offers.front() (in its order) that every one of
+/// `offers` (one per process of the new communicator) holds with `key`,
+/// other than those in `exclude`; -1 if none. A pure function of its
+/// arguments: every process computes the same.
 std::int64_t choose_pooled(const std::vector<const std::int64_t*>& offers, std::int64_t key,
                            const std::vector<std::int64_t>& exclude);
 /// The same for offers of `lengths[i]` pairs each (a process that offered
@@ -102,6 +123,7 @@ struct Agreed {
   std::int64_t name = 0;
   std::optional<PooledSet> pooled;
   std::vector<Endpoint*> premade;
+  MPI_Comm made_from = MPI_COMM_NULL;  // CommShared::made_from of the new one
 };
 /// `count` fresh process-wide communicator ids (CommShared::id): the first.
 int draw_comm_ids(int count = 1);
@@ -114,8 +136,9 @@ inline std::int64_t pool_name(int world_rank, int id) {
 /// at most `per_process` endpoints per process: one MPI_Allgather over `comm` of each process's id
 /// for it, its pool offer and `extra` (the same length in every process),
 /// which is also the collective every process enters before any creation
-/// (make_channels in build.cpp). Fills `agreed`; `gathered_extra` gets every
-/// process's `extra`, by rank in `comm`. Collective over `comm`.
+/// (make_channels in build.cpp). Fills `agreed` (made from `comm`);
+/// `gathered_extra` gets every process's `extra`, by rank in `comm`.
+/// Collective over `comm`.
 int agree_over(MPI_Comm comm, const std::vector<int>& world_ranks, int per_process,
                const std::vector<std::int64_t>& extra, std::vector<std::int64_t>* gathered_extra,
                Agreed* agreed);

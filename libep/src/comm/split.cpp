@@ -232,7 +232,7 @@ struct Release {
 };
 
 void split_as_leader(const CommShared& shared, Outcome& outcome) {
-  const detail::PoolOffer offer = detail::reserve_offer();
+  const detail::PoolOffer offer = detail::reserve_offer(shared.mpi_comm);
   const Release release{offer};
   Gathered gathered;
   if (!gather_colors(shared, offer, &gathered, outcome)) return;
@@ -261,7 +261,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     const detail::SplitGroup& group = all_groups[i];
     if (!hosts(group)) continue;
     const GroupPlan& plan = plans[i];
-    detail::Agreed agreed{plan.id, plan.name, std::nullopt, {}};
+    detail::Agreed agreed{plan.id, plan.name, std::nullopt, {}, shared.mpi_comm};
     if (plan.pooled >= 0) {
       agreed.pooled =
           detail::take_pooled(plan.pooled, plan.world_ranks, group.map.max_per_process());

@@ -183,6 +183,10 @@ struct CommShared {
   // endpoints, ranked as in the rank map. Its leaders (local endpoint 0 of
   // each process) run the inter-process steps of collectives on it.
   MPI_Comm mpi_comm = MPI_COMM_NULL;
+  // The MPI communicator of the communicator this one was made from, in
+  // this process (null if none): where its set of MPI communicators goes
+  // back to when it is freed (comm/build.hpp, PooledSet::made_from).
+  MPI_Comm made_from = MPI_COMM_NULL;
   int mpi_rank = 0;
   int mpi_size = 0;
   std::vector<int> world_ranks;  // MPI_COMM_WORLD rank of each process of mpi_comm
