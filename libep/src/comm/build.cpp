@@ -373,9 +373,11 @@ PoolOffer reserve_offer(MPI_Comm parent) {
       if (!it->reserved && it->set.made_from == parent) reserve(*it);
     }
   }
+  // Then the sets whose parent is gone (those of a live communicator, the
+  // parent's own among them, are reserved above or left to it).
   for (auto it = entries.rbegin(); it != entries.rend() && n < kPoolOffers; ++it) {
     const MPI_Comm from = it->set.made_from;
-    if (it->reserved || (from != MPI_COMM_NULL && from == parent)) continue;
+    if (it->reserved) continue;
     if (from != MPI_COMM_NULL && std::find(live.begin(), live.end(), from) != live.end()) continue;
     reserve(*it);
   }
