@@ -172,7 +172,7 @@ inline Endpoint* valid_endpoint(Comm comm) {
 /// Raises MPI_ERR_COMM for a handle valid_endpoint refused, on behalf of
 /// `function` (the handler of MPI_COMM_WORLD applies: there is no endpoint).
 /// Every public function reports a bad communicator through this one.
-int invalid_comm(Comm comm, const char* function);
+[[gnu::cold]] int invalid_comm(Comm comm, const char* function);
 
 struct NonblockingState;  // coll/nonblocking.cpp
 

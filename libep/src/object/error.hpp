@@ -18,28 +18,35 @@ struct Endpoint;
 
 /// Reports an error on `endpoint` (nullptr: an invalid handle; the handler of
 /// MPI_COMM_WORLD applies). Returns `error_class` when the handler returns.
-int raise(const Endpoint* endpoint, int error_class, const char* function, std::string_view reason);
+[[gnu::cold]] int raise(const Endpoint* endpoint, int error_class, const char* function,
+                        std::string_view reason);
 
 /// Reports an error through `handler` (an RMA window handle's, ep/rma.hpp):
 /// returns `error_class` under MPI_ERRORS_RETURN, else prints "where: reason"
 /// and aborts the job.
-int raise_with(MPI_Errhandler handler, int error_class, const char* function,
-               std::string_view where, std::string_view reason);
+[[gnu::cold]] int raise_with(MPI_Errhandler handler, int error_class, const char* function,
+                             std::string_view where, std::string_view reason);
 
 /// Reports an error of a call on an MPI communicator (endpoint creation),
 /// through that communicator's error handler.
-int raise_on(MPI_Comm comm, int error_class, const char* function, std::string_view reason);
+[[gnu::cold]] int raise_on(MPI_Comm comm, int error_class, const char* function,
+                           std::string_view reason);
 
+// The formatting forms below are kept out of line and marked cold: inlined,
+// the message's std::string and its clean-up landed in every checking
+// function, whose passing path (the common case) then saved and restored
+// registers and set up a frame on every call.
 template <class... Args>
-int raise_on(MPI_Comm comm, int error_class, const char* function,
-             fmt::format_string<Args...> format, Args&&... args) {
+[[gnu::cold, gnu::noinline]] int raise_on(MPI_Comm comm, int error_class, const char* function,
+                                          fmt::format_string<Args...> format, Args&&... args) {
   return raise_on(comm, error_class, function,
                   std::string_view(fmt::format(format, std::forward<Args>(args)...)));
 }
 
 template <class... Args>
-int raise(const Endpoint* endpoint, int error_class, const char* function,
-          fmt::format_string<Args...> format, Args&&... args) {
+[[gnu::cold, gnu::noinline]] int raise(const Endpoint* endpoint, int error_class,
+                                       const char* function, fmt::format_string<Args...> format,
+                                       Args&&... args) {
   return raise(endpoint, error_class, function,
                std::string_view(fmt::format(format, std::forward<Args>(args)...)));
 }
