@@ -192,6 +192,6 @@ function(ep_add_mpi_test)
     set_tests_properties(${test_name} PROPERTIES
       TIMEOUT ${ctest_timeout}
       LABELS "${scope};${arg_LABELS}"
-      ENVIRONMENT "${EPTEST_SANITIZER_ENV}")
+      ENVIRONMENT "${EPTEST_ENV}")
   endforeach()
 endfunction()

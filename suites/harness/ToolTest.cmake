@@ -10,9 +10,9 @@
 # NP gives the runner --launcher scripts/mpirun.sh --np NP (NP 0: the runner
 # launches without mpirun). TIMEOUT (default 60) bounds each launch, scaled by
 # LIBEP_TEST_TIMEOUT_SCALE and passed as --timeout; ctest's own limit leaves
-# room for LAUNCHES launches (default 1) and 30 s more. Every test gets the
-# sanitizer environment of the build (EPTEST_SANITIZER_ENV) and ENV. ARGS
-# comes last: everything after it goes to the runner as it is.
+# room for LAUNCHES launches (default 1) and 30 s more. Every test gets
+# EPTEST_ENV (suites/CMakeLists.txt: the launcher's settings and the sanitizer
+# options) and ENV. ARGS comes last: everything after it goes to the runner as it is.
 #
 # Including this file looks for python3: EP_TOOL_TESTS is false without it,
 # and the including directory should then skip its runner tests.
@@ -47,7 +47,7 @@ function(ep_tool_test)
   add_test(NAME ${arg_NAME} COMMAND ${Python3_EXECUTABLE} ${arg_RUNNER} ${launcher}
                                     --timeout ${timeout} ${arg_ARGS})
 
-  set(environment ${EPTEST_SANITIZER_ENV} ${arg_ENV})
+  set(environment ${EPTEST_ENV} ${arg_ENV})
   set_tests_properties(${arg_NAME} PROPERTIES
     TIMEOUT ${ctest_timeout} LABELS "${arg_LABELS}" ENVIRONMENT "${environment}")
   if(DEFINED arg_SKIP_RETURN_CODE)
