@@ -15,8 +15,12 @@
 # instead of SOURCES, the test runs the programs of that earlier test (with
 # other ARGS, LAYOUTS or environment) rather than compiling the same sources
 # again. Each layout becomes a test "<NAME>@<layout>" run by run_test.sh (see
-# there for the modes). One-process layouts get the label `single` (the set
-# that also runs under ThreadSanitizer), the others `multi`.
+# there for the modes). In modes diff and check, each number of endpoints
+# among the layouts also becomes a test "<NAME>@np<ranks>": the plain-MPI run
+# on that many processes, which the layouts with that many endpoints compare
+# with (a CTest fixture: `ctest -R` of one layout runs it too). One-process
+# layouts get the label `single` (the set that also runs under
+# ThreadSanitizer), the others `multi`; the plain-MPI runs `reference` too.
 #
 #   ep_add_mpi_test_library(coll_test SOURCES coll_test.cpp)
 #
@@ -24,8 +28,11 @@
 # coll_test_ep and coll_test_mpi, which LIBRARIES links to each program.
 
 # The layout matrix: 1x1, 1x3, 2x1, 2x2, 3x2, an uneven one, and one with a
-# process hosting no endpoint.
-set(EPTEST_LAYOUTS "1" "3" "1,1" "2,2" "2,2,2" "1,3,2" "2,0,3"
+# process hosting no endpoint, which also makes an odd size across processes.
+# The sizes repeat (2,2,2 and 1,3,2 have 6 ranks, 2,0,1 and 3 have 3) so that
+# layouts share their plain-MPI run (ep_mpi_reference); the last was 2,0,3
+# before, whose 5 ranks needed a run of their own.
+set(EPTEST_LAYOUTS "1" "3" "1,1" "2,2" "2,2,2" "1,3,2" "2,0,1"
     CACHE STRING "Default endpoint layouts of the multi-rank tests")
 # Sanitized programs run several times slower, and Open MPI under ASan more so.
 if(LIBEP_SANITIZER)
@@ -105,6 +112,46 @@ function(ep_add_mpi_test_library name)
   endforeach()
 endfunction()
 
+# ep_mpi_reference(VAR NAME RANKS TARGET TIMEOUT LABELS ARGS...): the plain-MPI
+# run of test NAME's reference program TARGET on RANKS processes with the
+# test arguments ARGS, as a CTest test "<NAME>@np<RANKS>" and fixture of the
+# same name, made once per directory; sets VAR to the run_test.sh arguments
+# of a test that compares with it. The run depends only on the program, its
+# arguments and the number of ranks, so every layout with RANKS endpoints in
+# all shares it (run_test.sh, mode reference).
+function(ep_mpi_reference var name ranks target timeout labels)
+  set(fixture "${name}@np${ranks}")
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/out/${fixture})
+  if(NOT TEST ${fixture})
+    add_test(NAME ${fixture}
+             COMMAND bash ${EPTEST_RUNNER} --launcher ${EPTEST_LAUNCHER} --timeout ${timeout}
+                     --mode reference --mpi $<TARGET_FILE:${target}> --ranks ${ranks}
+                     --out ${dir} -- ${ARGN})
+    if(ranks EQUAL 1)
+      set(scope single)
+    else()
+      set(scope multi)
+    endif()
+    math(EXPR ctest_timeout "${timeout} + 30")
+    set_tests_properties(${fixture} PROPERTIES
+      TIMEOUT ${ctest_timeout}
+      LABELS "${scope};reference;${labels}"
+      ENVIRONMENT "${EPTEST_ENV}"
+      FIXTURES_SETUP ${fixture})
+  endif()
+  set(${var} --reference ${dir} PARENT_SCOPE)
+endfunction()
+
+# ep_layout_ranks(VAR LAYOUT): the number of endpoints of LAYOUT ("1,3,2": 6).
+function(ep_layout_ranks var layout)
+  string(REPLACE "," ";" counts "${layout}")
+  set(ranks 0)
+  foreach(count IN LISTS counts)
+    math(EXPR ranks "${ranks} + ${count}")
+  endforeach()
+  set(${var} ${ranks} PARENT_SCOPE)
+endfunction()
+
 function(ep_add_mpi_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODE;TIMEOUT;PROGRAM"
                         "SOURCES;LIBRARIES;LAYOUTS;ARGS;EXPECT_FATAL;LABELS")
@@ -163,16 +210,13 @@ function(ep_add_mpi_test)
   endif()
 
   math(EXPR launch_timeout "${arg_TIMEOUT} * ${LIBEP_TEST_TIMEOUT_SCALE}")
-  list(LENGTH modes launches)
   # CTest's limit is the backstop; the runner's own per-launch limit fires
-  # first and says which launch hung.
-  math(EXPR ctest_timeout "${launch_timeout} * ${launches} + 30")
+  # first and says which launch hung. Each test launches its endpoint
+  # program once; the plain-MPI runs are tests of their own.
+  math(EXPR ctest_timeout "${launch_timeout} + 30")
 
   set(command bash ${EPTEST_RUNNER} --launcher ${EPTEST_LAUNCHER} --timeout ${launch_timeout}
               --mode ${arg_MODE} --ep $<TARGET_FILE:${target}_ep>)
-  if("mpi" IN_LIST modes)
-    list(APPEND command --mpi $<TARGET_FILE:${target}_mpi>)
-  endif()
   foreach(pattern IN LISTS arg_EXPECT_FATAL)
     list(APPEND command --expect-fatal ${pattern})
   endforeach()
@@ -185,13 +229,22 @@ function(ep_add_mpi_test)
     else()
       set(scope multi)
     endif()
+    set(reference)
+    if("mpi" IN_LIST modes)
+      ep_layout_ranks(ranks ${layout})
+      ep_mpi_reference(reference ${arg_NAME} ${ranks} ${target}_mpi ${launch_timeout}
+                       "${arg_LABELS}" ${arg_ARGS})
+    endif()
     set(test_name "${arg_NAME}@${layout}")
     add_test(NAME ${test_name}
-             COMMAND ${command} --layout ${layout}
+             COMMAND ${command} ${reference} --layout ${layout}
                      --out ${CMAKE_CURRENT_BINARY_DIR}/out/${test_name} -- ${arg_ARGS})
     set_tests_properties(${test_name} PROPERTIES
       TIMEOUT ${ctest_timeout}
       LABELS "${scope};${arg_LABELS}"
       ENVIRONMENT "${EPTEST_ENV}")
+    if(reference)
+      set_tests_properties(${test_name} PROPERTIES FIXTURES_REQUIRED ${arg_NAME}@np${ranks})
+    endif()
   endforeach()
 endfunction()
