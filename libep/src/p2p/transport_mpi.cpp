@@ -444,30 +444,40 @@ void mpi_progress(Endpoint* endpoint) {
   // they are tested together, in queue order, so that one MPI call (on
   // MPICH, one take of its global lock, a fifth of a receiver's time when
   // each message took its own) harvests all that arrived.
+  //
+  // The receives of one envelope complete in queue order, so what arrived is
+  // a prefix of the queue: it is tested in batches from the front that
+  // double while every receive of a batch has completed (8, 16, 32, 64).
+  // MPI_Testsome looks at each request it is given, and a whole window in
+  // every call cost about 100 instructions per message received.
+  constexpr std::size_t kFirstBatch = 8;
   while (heads.size() == 1) {
     RequestImpl* head = heads.front();
     (void)mpi_test(head);
     if (head->phase == RequestImpl::Phase::inbox) return;  // still waiting; MPI polled
-    if (heads.size() != 1) break;
-    int count = 0;
-    for (RequestImpl* r = heads.front(); r && count < static_cast<int>(kBatch); r = r->inbox_next) {
-      done[static_cast<std::size_t>(count)] = r;
-      handles[static_cast<std::size_t>(count++)] = r->mpi;
+    for (std::size_t batch = kFirstBatch; heads.size() == 1; batch = std::min(2 * batch, kBatch)) {
+      int count = 0;
+      for (RequestImpl* r = heads.front(); r && count < static_cast<int>(batch); r = r->inbox_next) {
+        done[static_cast<std::size_t>(count)] = r;
+        handles[static_cast<std::size_t>(count++)] = r->mpi;
+      }
+      int completed = 0;
+      const int rc =
+          MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
+      if (testsome_failed_whole(rc)) {
+        for (int i = 0; i < count; ++i) (void)mpi_test(done[static_cast<std::size_t>(i)]);
+        return;
+      }
+      if (completed == MPI_UNDEFINED || completed == 0) return;
+      // In ascending order, which is queue order: each is the head when
+      // taken, unless one before it has not completed (leave_inbox then
+      // unlinks it).
+      for (int j = 0; j < completed; ++j) {
+        take_tested(done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])], rc,
+                    statuses[static_cast<std::size_t>(j)]);
+      }
+      if (completed < count) return;
     }
-    int completed = 0;
-    const int rc = MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
-    if (testsome_failed_whole(rc)) {
-      for (int i = 0; i < count; ++i) (void)mpi_test(done[static_cast<std::size_t>(i)]);
-      return;
-    }
-    if (completed == MPI_UNDEFINED || completed == 0) return;
-    // In ascending order, which is queue order: each is the head when taken,
-    // unless one before it has not completed (leave_inbox then unlinks it).
-    for (int j = 0; j < completed; ++j) {
-      take_tested(done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])], rc,
-                  statuses[static_cast<std::size_t>(j)]);
-    }
-    if (completed < count) return;
   }
   for (bool again = true; again;) {
     again = false;
