@@ -57,15 +57,11 @@ class Pending {
     for (int i = 0; i < size_; ++i) progress_owner(items_[i]->endpoint, &last);
   }
 
-  // Tests each, keeping those still under way in their order (each on its
-  // own: MPICH raises the error of an MPI_Testsome on MPI_COMM_WORLD's
-  // handler, not on the endpoint's). Returns whether none is left.
+  // Tests each (the sends MPI carries together, detail::test_requests),
+  // keeping those still under way in their order. Returns whether none is
+  // left.
   bool drop_complete() {
-    int kept = 0;
-    for (int i = 0; i < size_; ++i) {
-      if (!detail::test_request(items_[i], /*progressed=*/true)) items_[kept++] = items_[i];
-    }
-    size_ = kept;
+    size_ = detail::test_requests(items_, size_);
     return size_ == 0;
   }
 

@@ -394,6 +394,19 @@ bool test_request(RequestImpl* r, bool progressed) {
   return false;
 }
 
+int test_requests(RequestImpl** requests, int count) {
+  mpi_test_sends(requests, count);
+  int kept = 0;
+  for (int i = 0; i < count; ++i) {
+    RequestImpl* r = requests[i];
+    // A send still in MPI was tested just now.
+    const bool tested = r->kind == RequestImpl::Kind::send &&
+                        r->state.load(std::memory_order_relaxed) == RequestImpl::State::in_mpi;
+    if (tested || !test_request(r, /*progressed=*/true)) requests[kept++] = r;
+  }
+  return kept;
+}
+
 void wait_request(RequestImpl* r) {
   Backoff backoff;
   for (;;) {

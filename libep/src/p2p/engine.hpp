@@ -75,6 +75,12 @@ bool cancel_recv(RequestImpl* r);
 /// of an unfinished MPI request makes MPI poll its transports).
 bool test_request(RequestImpl* r, bool progressed = false);
 
+/// test_request(r, progressed = true) of each of `requests`, except that the
+/// sends MPI carries are tested together, with one MPI call (mpi_test_sends).
+/// Keeps those still under way at the front of the array, in their order,
+/// and returns how many they are. Never blocks.
+int test_requests(RequestImpl** requests, int count);
+
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);
 

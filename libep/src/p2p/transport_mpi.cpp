@@ -392,6 +392,51 @@ bool mpi_test(RequestImpl* r) {
   return true;
 }
 
+void mpi_test_sends(RequestImpl* const* requests, int count) {
+  constexpr std::size_t kBatch = 64;
+  std::array<MPI_Request, kBatch> handles;
+  std::array<MPI_Status, kBatch> statuses;
+  std::array<int, kBatch> indices;
+  std::array<RequestImpl*, kBatch> sends;
+  for (int next = 0; next < count;) {
+    std::size_t n = 0;
+    for (; next < count && n < kBatch; ++next) {
+      RequestImpl* r = requests[next];
+      if (r->kind == RequestImpl::Kind::send &&
+          r->state.load(std::memory_order_relaxed) == RequestImpl::State::in_mpi) {
+        sends[n] = r;
+        handles[n++] = r->mpi;
+      }
+    }
+    if (n < 2) {  // one is tested as well on its own
+      if (n == 1) (void)mpi_test(sends[0]);
+      continue;
+    }
+    int completed = 0;
+    // MPICH would raise an error of Testsome on MPI_COMM_WORLD rather than
+    // the channel's communicator; a send has none to raise short of a
+    // broken connection, which ends the job anyway.
+    const int rc = MPI_Testsome(static_cast<int>(n), handles.data(), &completed, indices.data(),
+                                statuses.data());
+    if (testsome_failed_whole(rc)) {
+      // Each on its own then, so that each gets its own error.
+      for (std::size_t i = 0; i < n; ++i) (void)mpi_test(sends[i]);
+      continue;
+    }
+    if (completed == MPI_UNDEFINED) continue;
+    for (int j = 0; j < completed; ++j) {
+      RequestImpl* r = sends[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])];
+      r->mpi = MPI_REQUEST_NULL;  // MPI freed it
+      const int error = tested_error(rc, statuses[static_cast<std::size_t>(j)]);
+      if (error != MPI_SUCCESS) {
+        fail(r, error);
+      } else {
+        complete(r);
+      }
+    }
+  }
+}
+
 bool mpi_cancel_receive(RequestImpl* r) {
   if (r->phase != RequestImpl::Phase::inbox) return false;  // matched: in its bulk phase
   int rc = MPI_Cancel(&r->mpi);

@@ -87,6 +87,13 @@ void mpi_receive(Incoming* message, RequestImpl* r, bool blocking);
 /// up in r's status.
 bool mpi_test(RequestImpl* r);
 
+/// Tests together, with one MPI call, the sends among `requests` whose MPI
+/// request is under way, and completes those done (Waitall's window of
+/// sends: one MPI_Test each cost a poll of MPI's transports, and on MPICH a
+/// take of its global lock, per message). The others are left alone. Never
+/// blocks. A failure ends up in the send's status.
+void mpi_test_sends(RequestImpl* const* requests, int count);
+
 /// Tests the receives of `endpoint` posted in MPI that wait for their inbox
 /// message, so that a notice's sender is not kept waiting while the endpoint
 /// waits for something else. Never blocks.
