@@ -502,7 +502,8 @@ void mpi_progress(Endpoint* endpoint) {
     if (head->phase == RequestImpl::Phase::inbox) return;  // still waiting; MPI polled
     for (std::size_t batch = kFirstBatch; heads.size() == 1; batch = std::min(2 * batch, kBatch)) {
       int count = 0;
-      for (RequestImpl* r = heads.front(); r && count < static_cast<int>(batch); r = r->inbox_next) {
+      for (RequestImpl* r = heads.front(); r && count < static_cast<int>(batch);
+           r = r->inbox_next) {
         done[static_cast<std::size_t>(count)] = r;
         handles[static_cast<std::size_t>(count++)] = r->mpi;
       }
