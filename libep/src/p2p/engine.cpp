@@ -400,9 +400,7 @@ int test_requests(RequestImpl** requests, int count) {
   for (int i = 0; i < count; ++i) {
     RequestImpl* r = requests[i];
     // A send still in MPI was tested just now.
-    const bool tested = r->kind == RequestImpl::Kind::send &&
-                        r->state.load(std::memory_order_relaxed) == RequestImpl::State::in_mpi;
-    if (tested || !test_request(r, /*progressed=*/true)) requests[kept++] = r;
+    if (is_send_in_mpi(*r) || !test_request(r, /*progressed=*/true)) requests[kept++] = r;
   }
   return kept;
 }

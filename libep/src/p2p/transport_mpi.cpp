@@ -364,13 +364,41 @@ int tested_error(int rc, const MPI_Status& status) {
   return rc == MPI_SUCCESS ? MPI_SUCCESS : status.MPI_ERROR;
 }
 
-// The receive `r`, which MPI_Testsome completed in its inbox phase: its
-// inbox message is taken, or it fails with its error.
+// The request `r`, which MPI_Testsome completed: it fails with its error,
+// or, as in mpi_test, a receive in its inbox phase takes its inbox message
+// and anything else completes.
 void take_tested(RequestImpl* r, int rc, const MPI_Status& status) {
   r->mpi = MPI_REQUEST_NULL;  // MPI freed it
   const int error = tested_error(rc, status);
   if (error != MPI_SUCCESS) return fail(r, error);
-  take_inbox_message(r, status);
+  if (r->phase == RequestImpl::Phase::inbox) return take_inbox_message(r, status);
+  complete(r);
+}
+
+// The most requests one MPI_Testsome is given.
+constexpr std::size_t kTestBatch = 64;
+
+// Tests the `count` (at most kTestBatch) in_mpi requests `requests` with one
+// MPI_Testsome and takes those it completed, in ascending order. Returns how
+// many those are, or -1 if MPI_Testsome failed as a whole: each was then
+// tested on its own, so that each gets its own error.
+int testsome_and_take(RequestImpl* const* requests, int count) {
+  std::array<MPI_Request, kTestBatch> handles;
+  std::array<MPI_Status, kTestBatch> statuses;
+  std::array<int, kTestBatch> indices;
+  for (int i = 0; i < count; ++i) handles[static_cast<std::size_t>(i)] = requests[i]->mpi;
+  int completed = 0;
+  const int rc = MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
+  if (testsome_failed_whole(rc)) {
+    for (int i = 0; i < count; ++i) (void)mpi_test(requests[i]);
+    return -1;
+  }
+  if (completed == MPI_UNDEFINED) return 0;
+  for (int j = 0; j < completed; ++j) {
+    take_tested(requests[indices[static_cast<std::size_t>(j)]], rc,
+                statuses[static_cast<std::size_t>(j)]);
+  }
+  return completed;
 }
 
 }  // namespace
@@ -393,46 +421,20 @@ bool mpi_test(RequestImpl* r) {
 }
 
 void mpi_test_sends(RequestImpl* const* requests, int count) {
-  constexpr std::size_t kBatch = 64;
-  std::array<MPI_Request, kBatch> handles;
-  std::array<MPI_Status, kBatch> statuses;
-  std::array<int, kBatch> indices;
-  std::array<RequestImpl*, kBatch> sends;
+  std::array<RequestImpl*, kTestBatch> sends;
   for (int next = 0; next < count;) {
-    std::size_t n = 0;
-    for (; next < count && n < kBatch; ++next) {
-      RequestImpl* r = requests[next];
-      if (r->kind == RequestImpl::Kind::send &&
-          r->state.load(std::memory_order_relaxed) == RequestImpl::State::in_mpi) {
-        sends[n] = r;
-        handles[n++] = r->mpi;
-      }
+    int n = 0;
+    for (; next < count && n < static_cast<int>(kTestBatch); ++next) {
+      if (is_send_in_mpi(*requests[next])) sends[static_cast<std::size_t>(n++)] = requests[next];
     }
-    if (n < 2) {  // one is tested as well on its own
-      if (n == 1) (void)mpi_test(sends[0]);
-      continue;
-    }
-    int completed = 0;
     // MPICH would raise an error of Testsome on MPI_COMM_WORLD rather than
     // the channel's communicator; a send has none to raise short of a
-    // broken connection, which ends the job anyway.
-    const int rc = MPI_Testsome(static_cast<int>(n), handles.data(), &completed, indices.data(),
-                                statuses.data());
-    if (testsome_failed_whole(rc)) {
-      // Each on its own then, so that each gets its own error.
-      for (std::size_t i = 0; i < n; ++i) (void)mpi_test(sends[i]);
-      continue;
-    }
-    if (completed == MPI_UNDEFINED) continue;
-    for (int j = 0; j < completed; ++j) {
-      RequestImpl* r = sends[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])];
-      r->mpi = MPI_REQUEST_NULL;  // MPI freed it
-      const int error = tested_error(rc, statuses[static_cast<std::size_t>(j)]);
-      if (error != MPI_SUCCESS) {
-        fail(r, error);
-      } else {
-        complete(r);
-      }
+    // broken connection, which ends the job anyway. One is tested as well
+    // on its own.
+    if (n == 1) {
+      (void)mpi_test(sends[0]);
+    } else if (n > 1) {
+      (void)testsome_and_take(sends.data(), n);
     }
   }
 }
@@ -477,11 +479,7 @@ void mpi_progress(Endpoint* endpoint) {
   // inbox receive has none to raise: its buffer holds any inbox message, so
   // it cannot be truncated.
   std::vector<RequestImpl*>& heads = endpoint->inbox_heads;
-  constexpr std::size_t kBatch = 64;
-  std::array<MPI_Request, kBatch> handles;
-  std::array<MPI_Status, kBatch> statuses;
-  std::array<int, kBatch> indices;
-  std::array<RequestImpl*, kBatch> done;
+  std::array<RequestImpl*, kTestBatch> batched;
   // One envelope (the common case: a window from one source): MPI_Test of
   // its head polls MPI and looks again in one call, where Testsome returns
   // after its poll and needs a second call to harvest what the poll found.
@@ -500,29 +498,17 @@ void mpi_progress(Endpoint* endpoint) {
     RequestImpl* head = heads.front();
     (void)mpi_test(head);
     if (head->phase == RequestImpl::Phase::inbox) return;  // still waiting; MPI polled
-    for (std::size_t batch = kFirstBatch; heads.size() == 1; batch = std::min(2 * batch, kBatch)) {
+    for (std::size_t batch = kFirstBatch; heads.size() == 1;
+         batch = std::min(2 * batch, kTestBatch)) {
       int count = 0;
       for (RequestImpl* r = heads.front(); r && count < static_cast<int>(batch);
            r = r->inbox_next) {
-        done[static_cast<std::size_t>(count)] = r;
-        handles[static_cast<std::size_t>(count++)] = r->mpi;
+        batched[static_cast<std::size_t>(count++)] = r;
       }
-      int completed = 0;
-      const int rc =
-          MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
-      if (testsome_failed_whole(rc)) {
-        for (int i = 0; i < count; ++i) (void)mpi_test(done[static_cast<std::size_t>(i)]);
-        return;
-      }
-      if (completed == MPI_UNDEFINED || completed == 0) return;
-      // In ascending order, which is queue order: each is the head when
-      // taken, unless one before it has not completed (leave_inbox then
+      // Taken in ascending order, which is queue order: each is the head
+      // when taken, unless one before it has not completed (leave_inbox then
       // unlinks it).
-      for (int j = 0; j < completed; ++j) {
-        take_tested(done[static_cast<std::size_t>(indices[static_cast<std::size_t>(j)])], rc,
-                    statuses[static_cast<std::size_t>(j)]);
-      }
-      if (completed < count) return;
+      if (testsome_and_take(batched.data(), count) < count) return;
     }
   }
   for (bool again = true; again;) {
@@ -531,27 +517,12 @@ void mpi_progress(Endpoint* endpoint) {
     // its envelope or to the last head, which a later batch (nearer the
     // front) does not look at.
     for (std::size_t end = heads.size(); end > 0;) {
-      const std::size_t begin = end > kBatch ? end - kBatch : 0;
+      const std::size_t begin = end > kTestBatch ? end - kTestBatch : 0;
       const int count = static_cast<int>(end - begin);
-      for (int i = 0; i < count; ++i) handles[static_cast<std::size_t>(i)] = heads[begin + i]->mpi;
-      int completed = 0;
-      const int rc =
-          MPI_Testsome(count, handles.data(), &completed, indices.data(), statuses.data());
-      if (testsome_failed_whole(rc)) {
-        // Each on its own then, so that each gets its own error.
-        for (std::size_t i = end; i > begin; --i) {
-          if (i <= heads.size()) (void)mpi_test(heads[i - 1]);
-        }
-      } else if (completed != MPI_UNDEFINED && completed > 0) {
-        // Collected first: taking one moves another head into its place.
-        for (int j = 0; j < completed; ++j) {
-          done[static_cast<std::size_t>(j)] = heads[begin + static_cast<std::size_t>(indices[j])];
-        }
-        for (int j = 0; j < completed; ++j) {
-          take_tested(done[static_cast<std::size_t>(j)], rc, statuses[static_cast<std::size_t>(j)]);
-        }
-        again = true;
-      }
+      // Collected first: taking one moves another head into its place.
+      std::copy(heads.begin() + static_cast<std::ptrdiff_t>(begin),
+                heads.begin() + static_cast<std::ptrdiff_t>(end), batched.begin());
+      if (testsome_and_take(batched.data(), count) > 0) again = true;
       end = std::min(begin, heads.size());
     }
   }

@@ -87,6 +87,13 @@ void mpi_receive(Incoming* message, RequestImpl* r, bool blocking);
 /// up in r's status.
 bool mpi_test(RequestImpl* r);
 
+/// Whether `r` is a send that MPI carries and has not completed (in_mpi):
+/// what mpi_test_sends tests.
+inline bool is_send_in_mpi(const RequestImpl& r) {
+  return r.kind == RequestImpl::Kind::send &&
+         r.state.load(std::memory_order_relaxed) == RequestImpl::State::in_mpi;
+}
+
 /// Tests together, with one MPI call, the sends among `requests` whose MPI
 /// request is under way, and completes those done (Waitall's window of
 /// sends: one MPI_Test each cost a poll of MPI's transports, and on MPICH a
