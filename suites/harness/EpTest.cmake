@@ -112,14 +112,20 @@ function(ep_add_mpi_test_library name)
   endforeach()
 endfunction()
 
-# ep_mpi_reference(VAR NAME RANKS TARGET TIMEOUT LABELS ARGS...): the plain-MPI
-# run of test NAME's reference program TARGET on RANKS processes with the
-# test arguments ARGS, as a CTest test "<NAME>@np<RANKS>" and fixture of the
-# same name, made once per directory; sets VAR to the run_test.sh arguments
-# of a test that compares with it. The run depends only on the program, its
-# arguments and the number of ranks, so every layout with RANKS endpoints in
-# all shares it (run_test.sh, mode reference).
-function(ep_mpi_reference var name ranks target timeout labels)
+# ep_mpi_reference(VAR NAME LAYOUT TARGET TIMEOUT LABELS ARGS...): the
+# plain-MPI run of test NAME's reference program TARGET on as many processes
+# as LAYOUT has endpoints, with the test arguments ARGS, as a CTest test
+# "<NAME>@np<ranks>" and fixture of the same name, made once per directory;
+# sets VAR to the run_test.sh arguments of a test that compares with it, and
+# VAR_FIXTURE to the fixture that test requires. The run depends only on the
+# program, its arguments and the number of ranks, so every layout with that
+# many endpoints in all shares it (run_test.sh, mode reference).
+function(ep_mpi_reference var name layout target timeout labels)
+  string(REPLACE "," ";" counts "${layout}")
+  set(ranks 0)
+  foreach(count IN LISTS counts)
+    math(EXPR ranks "${ranks} + ${count}")
+  endforeach()
   set(fixture "${name}@np${ranks}")
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/out/${fixture})
   if(NOT TEST ${fixture})
@@ -140,16 +146,7 @@ function(ep_mpi_reference var name ranks target timeout labels)
       FIXTURES_SETUP ${fixture})
   endif()
   set(${var} --reference ${dir} PARENT_SCOPE)
-endfunction()
-
-# ep_layout_ranks(VAR LAYOUT): the number of endpoints of LAYOUT ("1,3,2": 6).
-function(ep_layout_ranks var layout)
-  string(REPLACE "," ";" counts "${layout}")
-  set(ranks 0)
-  foreach(count IN LISTS counts)
-    math(EXPR ranks "${ranks} + ${count}")
-  endforeach()
-  set(${var} ${ranks} PARENT_SCOPE)
+  set(${var}_FIXTURE ${fixture} PARENT_SCOPE)
 endfunction()
 
 function(ep_add_mpi_test)
@@ -231,8 +228,7 @@ function(ep_add_mpi_test)
     endif()
     set(reference)
     if("mpi" IN_LIST modes)
-      ep_layout_ranks(ranks ${layout})
-      ep_mpi_reference(reference ${arg_NAME} ${ranks} ${target}_mpi ${launch_timeout}
+      ep_mpi_reference(reference ${arg_NAME} ${layout} ${target}_mpi ${launch_timeout}
                        "${arg_LABELS}" ${arg_ARGS})
     endif()
     set(test_name "${arg_NAME}@${layout}")
@@ -244,7 +240,7 @@ function(ep_add_mpi_test)
       LABELS "${scope};${arg_LABELS}"
       ENVIRONMENT "${EPTEST_ENV}")
     if(reference)
-      set_tests_properties(${test_name} PROPERTIES FIXTURES_REQUIRED ${arg_NAME}@np${ranks})
+      set_tests_properties(${test_name} PROPERTIES FIXTURES_REQUIRED ${reference_FIXTURE})
     endif()
   endforeach()
 endfunction()
