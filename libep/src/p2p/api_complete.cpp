@@ -48,7 +48,10 @@ class Pending {
     if (count > kInline) heap_ = std::make_unique<RequestImpl*[]>(static_cast<std::size_t>(count));
     items_ = heap_ ? heap_.get() : inline_.data();
   }
-  void add(RequestImpl* r) { items_[size_++] = r; }
+  void add(RequestImpl* r) {
+    items_[size_++] = r;
+    sends_ = sends_ || r->kind == RequestImpl::Kind::send;
+  }
   bool empty() const { return size_ == 0; }
 
   // Moves on the other operations of their endpoints, each once in a row.
@@ -61,7 +64,7 @@ class Pending {
   // keeping those still under way in their order. Returns whether none is
   // left.
   bool drop_complete() {
-    size_ = detail::test_requests(items_, size_);
+    size_ = detail::test_requests(items_, size_, &sends_);
     return size_ == 0;
   }
 
@@ -71,6 +74,7 @@ class Pending {
   std::unique_ptr<RequestImpl*[]> heap_;
   RequestImpl** items_ = nullptr;
   int size_ = 0;
+  bool sends_ = false;  // whether any of them may be a send
 };
 
 int check_handles(int count, Request requests[], const char* function) {

@@ -394,14 +394,20 @@ bool test_request(RequestImpl* r, bool progressed) {
   return false;
 }
 
-int test_requests(RequestImpl** requests, int count) {
-  mpi_test_sends(requests, count);
+int test_requests(RequestImpl** requests, int count, bool* sends) {
+  const bool look = *sends;
+  if (look) mpi_test_sends(requests, count);
   int kept = 0;
+  bool sends_kept = false;
   for (int i = 0; i < count; ++i) {
     RequestImpl* r = requests[i];
     // A send still in MPI was tested just now.
-    if (is_send_in_mpi(*r) || !test_request(r, /*progressed=*/true)) requests[kept++] = r;
+    if ((look && is_send_in_mpi(*r)) || !test_request(r, /*progressed=*/true)) {
+      requests[kept++] = r;
+      sends_kept = sends_kept || r->kind == RequestImpl::Kind::send;
+    }
   }
+  *sends = sends_kept;
   return kept;
 }
 

@@ -78,8 +78,10 @@ bool test_request(RequestImpl* r, bool progressed = false);
 /// test_request(r, progressed = true) of each of `requests`, except that the
 /// sends MPI carries are tested together, with one MPI call (mpi_test_sends).
 /// Keeps those still under way at the front of the array, in their order,
-/// and returns how many they are. Never blocks.
-int test_requests(RequestImpl** requests, int count);
+/// and returns how many they are. Never blocks. `*sends`: whether any of
+/// `requests` may be a send; if not, the sends are not looked for (a window
+/// of receives pays nothing for them). Set to whether any kept one is.
+int test_requests(RequestImpl** requests, int count, bool* sends);
 
 /// Waits for `r` to complete, giving the core away while it waits.
 void wait_request(RequestImpl* r);
