@@ -50,6 +50,13 @@ set(LIBEP_TEST_TIMEOUT_SCALE ${eptest_default_scale}
 # that halves the programs to build and the launches of those stages, which
 # matters on two cores.
 option(EPTEST_REFERENCE "Build the plain-MPI reference programs and diff against them" ON)
+# The test programs' share of LIBEP_PRECOMPILE_HEADERS (top-level
+# CMakeLists.txt), on with it unless set apart: the release stage of
+# scripts/test.sh precompiles the harness's headers but not the library's,
+# so that a source of the library that forgets an include still fails
+# there, while its test programs compile in less time.
+option(EPTEST_PRECOMPILE_HEADERS "Precompile the test harness's headers for the test programs"
+       ${LIBEP_PRECOMPILE_HEADERS})
 
 set(EPTEST_RUNNER ${CMAKE_CURRENT_LIST_DIR}/run_test.sh)
 # The tests launch through a script generated here, which runs
@@ -106,7 +113,7 @@ function(ep_add_mpi_test_library name)
   foreach(mode IN LISTS EPTEST_MODES)
     add_library(${name}_${mode} STATIC ${arg_SOURCES})
     target_link_libraries(${name}_${mode} PUBLIC eptest_harness_${mode})
-    if(LIBEP_PRECOMPILE_HEADERS)
+    if(EPTEST_PRECOMPILE_HEADERS)
       target_precompile_headers(${name}_${mode} REUSE_FROM eptest_harness_${mode})
     endif()
   endforeach()
@@ -200,7 +207,7 @@ function(ep_add_mpi_test)
       add_executable(${target}_${mode} ${arg_SOURCES})
       list(TRANSFORM arg_LIBRARIES APPEND _${mode} OUTPUT_VARIABLE libraries)
       target_link_libraries(${target}_${mode} PRIVATE ${libraries} eptest_harness_${mode})
-      if(LIBEP_PRECOMPILE_HEADERS)
+      if(EPTEST_PRECOMPILE_HEADERS)
         target_precompile_headers(${target}_${mode} REUSE_FROM eptest_harness_${mode})
       endif()
     endforeach()
