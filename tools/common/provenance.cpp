@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <ep/version.hpp>
@@ -274,6 +275,27 @@ std::string oversubscription_note(const nlohmann::ordered_json& context) {
       "oversubscribed: {}. Ranks take turns on the cores, so the times include waiting for one; "
       "use fewer endpoints or processes per host to measure the library alone",
       hosts);
+}
+
+std::string shared_rank_note(const nlohmann::ordered_json& context) {
+  if (context.value("impl", std::string()) != "mpi-threads" ||
+      context.value("threads_per_process", 0) < 2 || !context.contains("mpi_implementation"))
+    return {};
+  const auto& mpi = context.at("mpi_implementation");
+  if (mpi.value("name", std::string()) != "MPICH") return {};
+  // Seen with 4.0.2; MPICH's blocking waits yield the lock since
+  // pmodels/mpich#6554 (2023), after the 4.0 series. An unreadable version
+  // says nothing.
+  const std::string version = mpi.value("version", std::string());
+  int major = 0;
+  int minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2) return {};
+  if (major > 4 || (major == 4 && minor >= 1)) return {};
+  return fmt::format(
+      "threads share an MPI rank on MPICH {}, where a thread waiting in a blocking call keeps "
+      "the process's lock from its other threads (threads of one process ping-ponging stalled "
+      "for good with MPICH 4.0.2): the run may stall until --watchdog ends it",
+      version);
 }
 
 std::string affinity_warning(const nlohmann::ordered_json& context) {

@@ -38,6 +38,14 @@ std::string affinity_warning(const nlohmann::ordered_json& context);
 /// one. Empty when there is nothing to say.
 std::string oversubscription_note(const nlohmann::ordered_json& context);
 
+/// A note when threads share an MPI rank (`impl` "mpi-threads", more than
+/// one per process) on MPICH 4.0 or older: a thread waiting in one of its
+/// blocking calls there keeps the process's global lock from the others
+/// (two threads of one process ping-ponging stalled for good with MPICH
+/// 4.0.2), so the run may stall until the watchdog ends it. Empty when there
+/// is nothing to say.
+std::string shared_rank_note(const nlohmann::ordered_json& context);
+
 /// The MPI implementation's name and version read from its library version
 /// string (MPI_Get_library_version): {"name": "Open MPI", "version":
 /// "4.1.4"}; "unknown" for what it does not recognise.

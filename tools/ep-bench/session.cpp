@@ -140,10 +140,11 @@ void Session::begin_run(nlohmann::ordered_json context, int first_rank, int work
     context["watchdog_seconds"] = settings_.watchdog;
     context["noise_threshold"] = settings_.noise_threshold;
     // Said on stdout and kept in the file: such numbers measure the
-    // scheduler or the binding, not the library.
+    // scheduler, the binding or the MPI's lock, not the library.
     std::vector<std::string> notes;
     for (const std::string& note :
-         {tools::affinity_warning(context), tools::oversubscription_note(context)}) {
+         {tools::affinity_warning(context), tools::oversubscription_note(context),
+          tools::shared_rank_note(context)}) {
       if (note.empty()) continue;
       fmt::print(table_out_, "{}: note: {}\n", tools::program_name(), note);
       notes.push_back(note);

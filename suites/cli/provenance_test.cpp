@@ -1,0 +1,53 @@
+// The notes ep-bench prints beside its results, from a run's context alone
+// (tools/common/provenance): no MPI is started.
+#include "provenance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// The context of a run of `threads` threads per process under `impl`, on the
+// MPI that `library_version` names.
+ordered_json context(const std::string& impl, int threads, const std::string& library_version) {
+  return {{"impl", impl},
+          {"threads_per_process", threads},
+          {"mpi_implementation", ep::tools::mpi_implementation(library_version)}};
+}
+
+const char* const kMpich402 =
+    "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\n";
+
+TEST(SharedRankNote, NamesTheLockOnMpich40) {
+  const std::string note = ep::tools::shared_rank_note(context("mpi-threads", 2, kMpich402));
+  EXPECT_NE(note.find("MPICH 4.0.2"), std::string::npos) << note;
+  EXPECT_NE(note.find("--watchdog"), std::string::npos) << note;
+}
+
+TEST(SharedRankNote, OlderMpichToo) {
+  EXPECT_FALSE(
+      ep::tools::shared_rank_note(context("mpi-threads", 4, "MPICH Version:\t3.4.3\n")).empty());
+}
+
+TEST(SharedRankNote, SilentElsewhere) {
+  // One thread per process holds the lock alone.
+  EXPECT_EQ(ep::tools::shared_rank_note(context("mpi-threads", 1, kMpich402)), "");
+  // Endpoints and plain MPI processes do not wait in MPI's blocking calls
+  // from several threads of a process.
+  EXPECT_EQ(ep::tools::shared_rank_note(context("ep", 2, kMpich402)), "");
+  EXPECT_EQ(ep::tools::shared_rank_note(context("mpi", 2, kMpich402)), "");
+  // Not seen there.
+  EXPECT_EQ(ep::tools::shared_rank_note(context("mpi-threads", 2, "MPICH Version:\t4.1.2\n")), "");
+  EXPECT_EQ(ep::tools::shared_rank_note(context("mpi-threads", 2, "MPICH Version:\t4.2.0\n")), "");
+  EXPECT_EQ(
+      ep::tools::shared_rank_note(context("mpi-threads", 2, "Open MPI v4.1.4, package: Debian")),
+      "");
+  // A version it cannot read says nothing.
+  EXPECT_EQ(ep::tools::shared_rank_note(context("mpi-threads", 2, "MPICH Version:\tmain\n")), "");
+  EXPECT_EQ(ep::tools::shared_rank_note(ordered_json::object()), "");
+}
+
+}  // namespace
