@@ -284,13 +284,13 @@ std::string shared_rank_note(const nlohmann::ordered_json& context) {
   const auto& mpi = context.at("mpi_implementation");
   if (mpi.value("name", std::string()) != "MPICH") return {};
   // Seen with 4.0.2; MPICH's blocking waits yield the lock since
-  // pmodels/mpich#6554 (2023), after the 4.0 series. An unreadable version
-  // says nothing.
+  // pmodels/mpich#6554 (2023), after the 4.0 series. Other versions, and
+  // one it cannot read, get no note: not seen.
   const std::string version = mpi.value("version", std::string());
   int major = 0;
   int minor = 0;
   if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2) return {};
-  if (major > 4 || (major == 4 && minor >= 1)) return {};
+  if (major != 4 || minor != 0) return {};
   return fmt::format(
       "threads share an MPI rank on MPICH {}, where a thread waiting in a blocking call keeps "
       "the process's lock from its other threads (threads of one process ping-ponging stalled "

@@ -39,7 +39,7 @@ std::string affinity_warning(const nlohmann::ordered_json& context);
 std::string oversubscription_note(const nlohmann::ordered_json& context);
 
 /// A note when threads share an MPI rank (`impl` "mpi-threads", more than
-/// one per process) on MPICH 4.0 or older: a thread waiting in one of its
+/// one per process) on MPICH 4.0: a thread waiting in one of its
 /// blocking calls there keeps the process's global lock from the others
 /// (two threads of one process ping-ponging stalled for good with MPICH
 /// 4.0.2), so the run may stall until the watchdog ends it. Empty when there
