@@ -293,8 +293,8 @@ std::string shared_rank_note(const nlohmann::ordered_json& context) {
   if (major != 4 || minor != 0) return {};
   return fmt::format(
       "threads share an MPI rank on MPICH {}, where a thread waiting in a blocking call keeps "
-      "the process's lock from its other threads (threads of one process ping-ponging stalled "
-      "for good with MPICH 4.0.2): the run may stall until --watchdog ends it",
+      "the process's lock from its other threads (two threads of one process ping-ponging "
+      "usually stalled with MPICH 4.0.2): the run may stall until --watchdog ends it",
       version);
 }
 
