@@ -39,12 +39,11 @@ std::string affinity_warning(const nlohmann::ordered_json& context);
 std::string oversubscription_note(const nlohmann::ordered_json& context);
 
 /// A note when threads share an MPI rank (`impl` "mpi-threads", more than
-/// one per process) on MPICH 4.0: a thread waiting in one of its
-/// blocking calls there keeps the process's global lock from the others
-/// (two threads of one process ping-ponging stalled for 20 s and more in 10
-/// of 11 runs with MPICH 4.0.2), so the run may stall until the watchdog
-/// ends it. Empty when there
-/// is nothing to say.
+/// one per process) on MPICH 4.0: a thread waiting in one of its blocking
+/// calls there keeps the process's global lock from the others (two threads
+/// of one process ping-ponging stalled for 20 s and more in 9 of 10 runs
+/// with MPICH 4.0.2), so the run may stall until the watchdog ends it.
+/// Empty when there is nothing to say.
 std::string shared_rank_note(const nlohmann::ordered_json& context);
 
 /// The MPI implementation's name and version read from its library version
