@@ -18,46 +18,49 @@ int ask_mpi(MPI_Datatype type, TypeLayout* layout) {
   return MPI_Type_get_true_extent(type, &layout->true_lb, &layout->true_extent);
 }
 
-// The predefined types that small messages use most, with their layouts,
-// made once: the three MPI queries of a layout cost as much as a third of
-// an 8-byte Put (research rma.md 2.5: 0.048 us), and a tenth of a message's
-// time at the message rate of point-to-point. Only predefined handles are
-// kept: a derived type's handle may be freed and reused for another type.
-struct Known {
-  MPI_Datatype type;
-  TypeLayout layout;
-};
-
-const Known* known_type(MPI_Datatype type) {
-  static const std::vector<Known> known = [] {
-    std::vector<Known> table;
+// The table of known_layout (datatype.hpp): the three MPI queries of a
+// layout cost as much as a third of an 8-byte Put (research rma.md 2.5:
+// 0.048 us), and a tenth of a message's time at the message rate of
+// point-to-point. Only predefined handles are kept: a derived type's handle
+// may be freed and reused for another type.
+void fill_known_types() {
+  static const bool filled = [] {
+    int count = 0;
     for (MPI_Datatype t : {MPI_BYTE, MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_INT32_T, MPI_INT64_T,
                            MPI_LONG, MPI_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_UNSIGNED,
                            MPI_UNSIGNED_LONG, MPI_FLOAT, MPI_SHORT, MPI_UNSIGNED_CHAR}) {
-      Known k{t, {}};
-      if (ask_mpi(t, &k.layout) == MPI_SUCCESS) table.push_back(k);
+      TypeLayout layout;
+      if (count == KnownTypes::kCapacity || ask_mpi(t, &layout) != MPI_SUCCESS) continue;
+      layout.predefined = true;
+      known_types.types[count] = t;
+      known_types.layouts[count] = layout;
+      ++count;
     }
-    return table;
+    known_types.count.store(count, std::memory_order_release);
+    return true;
   }();
-  for (const Known& k : known) {
-    if (k.type == type) return &k;
-  }
-  return nullptr;
+  static_cast<void>(filled);
+}
+
+const TypeLayout* find_known(MPI_Datatype type) {
+  fill_known_types();
+  return known_layout(type);
 }
 
 }  // namespace
 
+KnownTypes known_types;
+
 int query_layout(MPI_Datatype type, TypeLayout* layout) {
-  if (const Known* k = known_type(type)) {
-    *layout = k->layout;
-    layout->predefined = true;
+  if (const TypeLayout* known = find_known(type)) {
+    *layout = *known;
     return MPI_SUCCESS;
   }
   return ask_mpi(type, layout);
 }
 
 bool is_predefined(MPI_Datatype type) {
-  if (known_type(type)) return true;
+  if (find_known(type)) return true;
   int integers = 0;
   int addresses = 0;
   int types = 0;

