@@ -73,7 +73,7 @@ class Deferred {
 /// Made with `new` it lives in the request pool (object/handle_pool.hpp) and
 /// has a handle (handle_of); the blocking calls' requests on the stack have
 /// none.
-struct RequestImpl {
+struct alignas(64) RequestImpl {
   // rma: Rput/Rget/Raccumulate/Rget_accumulate (ep/rma.hpp); complete from
   // the start (same-process copy) or in_mpi with `mpi` the MPI request.
   // coll: a non-blocking collective, posted until `deferred` completes it.
@@ -84,33 +84,39 @@ struct RequestImpl {
     in_mpi,    // handed to MPI: `mpi` is the request to test
     complete,
   };
+  // Receives that MPI serves (p2p/transport_mpi.hpp): posted in MPI for
+  // the inbox message, or taking the bulk message it announced.
+  enum class Phase : std::uint8_t { none, inbox, bulk };
 
+  // The fields are in two cache lines by what another thread touches: an
+  // intra-process sender that matches a posted receive reads the first to
+  // match (peer, tag, next) and writes its status and state there, and reads
+  // the second to copy (buffer, count, layout). The receiver, waiting, reads
+  // the first alone. Spread over four lines, a ping-pong between two
+  // endpoints of one process moved each of them between the cores.
+  std::atomic<State> state{State::inactive};
   Kind kind = Kind::send;
   SendMode mode = SendMode::standard;
   bool persistent = false;
   bool held = false;           // counted in its endpoint's requests_held (new_request)
   bool freed_by_user = false;  // Request_free while active: reclaim on completion
+  Phase phase = Phase::none;
+  Status status;
+  int peer = 0;  // destination or source rank, as the user gave it
+  int tag = 0;
+  RequestImpl* next = nullptr;  // link in the posted queue
   Endpoint* endpoint = nullptr;
 
   // The operation's arguments (kept for persistent restarts).
   void* buf = nullptr;
   int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  HeldType held_type;  // when holding, `type` is its duplicate (hold_type), freed with it
-  TypeLayout layout;
-  int peer = 0;    // destination or source rank, as the user gave it
   int target = 0;  // sends: the destination's union rank (object/endpoint.hpp)
-  int tag = 0;
-
-  std::atomic<State> state{State::inactive};
-  Status status;
-  // Receives that MPI serves (p2p/transport_mpi.hpp): posted in MPI for
-  // the inbox message, or taking the bulk message it announced.
-  enum class Phase : std::uint8_t { none, inbox, bulk };
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  TypeLayout layout;
+  HeldType held_type;  // when holding, `type` is its duplicate (hold_type), freed with it
 
   // The MPI operation under way while in_mpi.
   MPI_Request mpi = MPI_REQUEST_NULL;
-  Phase phase = Phase::none;
   // In the inbox phase: the next receive of the endpoint posted in MPI with
   // the same envelope; and, while it heads its envelope's queue, its index in
   // Endpoint::inbox_heads and the queue's last receive.
@@ -120,8 +126,6 @@ struct RequestImpl {
   // The inbox message of a small remote send, or of a receive posted in MPI.
   std::unique_ptr<std::byte[]> wire;
 
-  RequestImpl* next = nullptr;  // link in the posted queue
-
   std::unique_ptr<Deferred> deferred;  // Kind::coll
 
   RequestImpl() = default;
@@ -129,8 +133,12 @@ struct RequestImpl {
   RequestImpl& operator=(const RequestImpl&) = delete;
   ~RequestImpl() = default;
 
+  // Over-aligned: both forms, so that `new` and `delete` find the pool
+  // whichever they look for.
   static void* operator new(std::size_t size);
+  static void* operator new(std::size_t size, std::align_val_t);
   static void operator delete(void* storage);
+  static void operator delete(void* storage, std::align_val_t);
 
   /// What a receive reports once a message of `bytes` bytes from `source`
   /// with `tag` has matched it, before its data moves.
@@ -151,7 +159,13 @@ struct RequestImpl {
 using RequestPool = HandlePool<RequestImpl>;
 
 inline void* RequestImpl::operator new(std::size_t /*size*/) { return RequestPool::allocate(); }
+inline void* RequestImpl::operator new(std::size_t /*size*/, std::align_val_t) {
+  return RequestPool::allocate();
+}
 inline void RequestImpl::operator delete(void* storage) { RequestPool::release(storage); }
+inline void RequestImpl::operator delete(void* storage, std::align_val_t) {
+  RequestPool::release(storage);
+}
 
 /// The handle of a request made with `new` whose handle is live.
 inline Request handle_of(const RequestImpl* r) {
