@@ -2,7 +2,8 @@
 // contiguous types, sent as one type and received as another with the same
 // type signature. Received values must land where the receive type says, and
 // the holes of a non-contiguous receive type must keep what they held. Each
-// rank sends to its right neighbour (itself when alone).
+// rank sends to its right neighbour (itself when alone). Small blocking
+// receives go round the ring as a token.
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -242,6 +243,49 @@ void large_strided(Context& t, Exchange& x) {
   t.out("strided sendrecv_replace: {} wrong, {}", wrong, describe(st));
 }
 
+// A token passed round the ring: rank 0 sends first, every other rank
+// receives with a blocking receive (mostly posted before its message is
+// sent) and then sends its own. Rank 0 receives last.
+api::Status pass_token(Context& t, Exchange& x, const void* out, int count, MPI_Datatype send_type,
+                       void* in, int recv_count, MPI_Datatype recv_type, int tag) {
+  const int right = (t.rank() + 1) % t.size();
+  api::Status st{};
+  if (t.rank() == 0) t.check_rc(api::Send(out, count, send_type, right, tag, t.comm()), "Send");
+  t.check_rc(api::Recv(in, recv_count, recv_type, x.left(), tag, t.comm(), &st), "Recv");
+  if (t.rank() != 0) t.check_rc(api::Send(out, count, send_type, right, tag, t.comm()), "Send");
+  return st;
+}
+
+// Small blocking receives, which a sender in the same process may complete
+// through the request rather than the buffer (up to 8 contiguous bytes): into
+// a type whose data starts past its base (2 ints at displacement 3), into
+// bytes, and just past that size; holes and counts as MPI has them.
+void small_blocking(Context& t, Exchange& x) {
+  Type at3(indexed({2}, {3}, MPI_INT));
+  const int pair[2] = {value(t.rank(), 0, 8), value(t.rank(), 1, 8)};
+  std::vector<int> in(6, kHole);
+  api::Status st = pass_token(t, x, pair, 2, MPI_INT, in.data(), 1, at3, 8);
+  int wrong = 0;
+  for (int i = 0; i < 6; ++i) {
+    const int expected = i == 3 ? value(x.left(), 0, 8) : i == 4 ? value(x.left(), 1, 8) : kHole;
+    wrong += in[static_cast<std::size_t>(i)] != expected;
+  }
+  t.expect_eq(wrong, 0, "2 ints into indexed at 3");
+  t.expect_eq(count_of(st, at3), 1, "2 ints into indexed at 3: count");
+  t.out("2 ints into indexed at 3: {} wrong, {}", wrong, describe(st));
+
+  const int three[3] = {value(t.rank(), 0, 9), value(t.rank(), 1, 9), value(t.rank(), 2, 9)};
+  for (const int bytes : {0, 1, 8, 12}) {
+    std::vector<unsigned char> got(16, 0xee);
+    st = pass_token(t, x, three, bytes, MPI_BYTE, got.data(), 16, MPI_BYTE, 9);
+    std::vector<unsigned char> expected(16, 0xee);
+    const int sent[3] = {value(x.left(), 0, 9), value(x.left(), 1, 9), value(x.left(), 2, 9)};
+    std::memcpy(expected.data(), sent, static_cast<std::size_t>(bytes));
+    t.expect_eq(static_cast<int>(got == expected), 1, "small bytes payload");
+    t.out("{} bytes: payload {}, {}", bytes, got == expected ? "right" : "wrong", describe(st));
+  }
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -251,4 +295,5 @@ void eptest::run(Context& t) {
   struct_to_struct(t, x);
   partial_count(t, x);
   large_strided(t, x);
+  small_blocking(t, x);
 }

@@ -92,8 +92,9 @@ struct alignas(64) RequestImpl {
   // intra-process sender that matches a posted receive reads the first to
   // match (peer, tag, next) and writes its status and state there, and reads
   // the second to copy (buffer, count, layout). The receiver, waiting, reads
-  // the first alone. Spread over four lines, a ping-pong between two
-  // endpoints of one process moved each of them between the cores.
+  // the first alone (with the data of a small blocking receive, below).
+  // Spread over four lines, a ping-pong between two endpoints of one
+  // process moved each of them between the cores.
   std::atomic<State> state{State::inactive};
   Kind kind = Kind::send;
   SendMode mode = SendMode::standard;
@@ -101,11 +102,20 @@ struct alignas(64) RequestImpl {
   bool held = false;           // counted in its endpoint's requests_held (new_request)
   bool freed_by_user = false;  // Request_free while active: reclaim on completion
   Phase phase = Phase::none;
+  // Whether an intra-process sender may leave the data of a message of up
+  // to kInlineBytes (contiguous on both sides) in inline_data rather than in
+  // the buffer, so that the receiver's wait and the data share one cache
+  // line; the owner then moves it (take_inline, from test_request). Only
+  // blocking receives accept it: a request the user may free must have its
+  // data in the buffer when it completes, not when it is next tested.
+  enum class Inline : std::uint8_t { refused, accepted, held };
+  Inline inline_data_state = Inline::refused;
   Status status;
   int peer = 0;  // destination or source rank, as the user gave it
   int tag = 0;
   RequestImpl* next = nullptr;  // link in the posted queue
-  Endpoint* endpoint = nullptr;
+  static constexpr int kInlineBytes = 8;
+  std::byte inline_data[kInlineBytes];
 
   // The operation's arguments (kept for persistent restarts).
   void* buf = nullptr;
@@ -113,6 +123,7 @@ struct alignas(64) RequestImpl {
   int target = 0;  // sends: the destination's union rank (object/endpoint.hpp)
   MPI_Datatype type = MPI_DATATYPE_NULL;
   TypeLayout layout;
+  Endpoint* endpoint = nullptr;
   HeldType held_type;  // when holding, `type` is its duplicate (hold_type), freed with it
 
   // The MPI operation under way while in_mpi.

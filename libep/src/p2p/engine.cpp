@@ -1,6 +1,7 @@
 #include "p2p/engine.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "base/backoff.hpp"
@@ -276,6 +277,7 @@ int start_send(RequestImpl* r, bool blocking) {
 int start_recv(RequestImpl* r, bool blocking) {
   Endpoint* endpoint = r->endpoint;
   r->phase = RequestImpl::Phase::none;
+  r->inline_data_state = blocking ? RequestImpl::Inline::accepted : RequestImpl::Inline::refused;
   if (r->peer == MPI_PROC_NULL) {
     r->status = proc_null_status();
     r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
@@ -364,10 +366,25 @@ bool cancel_recv(RequestImpl* r) {
   return true;
 }
 
+namespace {
+
+// Moves the data an intra-process sender left in the complete receive `r`
+// (RequestImpl::inline_data) into its buffer. By r's owner: test_request.
+void take_inline(RequestImpl* r) {
+  if (r->inline_data_state != RequestImpl::Inline::held) return;
+  std::memcpy(static_cast<std::byte*>(r->buf) + r->layout.true_lb, r->inline_data,
+              static_cast<std::size_t>(r->status.count_bytes));
+  r->inline_data_state = RequestImpl::Inline::refused;
+}
+
+}  // namespace
+
 bool test_request(RequestImpl* r, bool progressed) {
   using State = RequestImpl::State;
   switch (r->state.load(std::memory_order_acquire)) {
     case State::complete:
+      take_inline(r);
+      return true;
     case State::inactive:
       return true;
     case State::in_mpi:
@@ -387,7 +404,9 @@ bool test_request(RequestImpl* r, bool progressed) {
         }
         const State now = r->state.load(std::memory_order_acquire);
         if (now == State::in_mpi) return mpi_test(r);
-        return now == State::complete;
+        if (now != State::complete) return false;
+        take_inline(r);
+        return true;
       }
       return false;
   }

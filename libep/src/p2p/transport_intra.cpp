@@ -1,5 +1,6 @@
 #include "p2p/transport_intra.hpp"
 
+#include <cstring>
 #include <memory>
 
 namespace ep::detail {
@@ -16,7 +17,17 @@ Typed receive_target(const RequestImpl& r) { return {r.buf, r.count, r.type, r.l
 }  // namespace
 
 void intra_copy(RequestImpl* s, RequestImpl* r) {
-  copy_typed(send_data(*s), receive_target(*r));
+  const ConstTyped from = send_data(*s);
+  const Typed to = receive_target(*r);
+  const std::int64_t bytes = from.bytes();
+  if (r->inline_data_state == RequestImpl::Inline::accepted && bytes <= RequestImpl::kInlineBytes &&
+      bytes <= to.bytes() && from.layout.contiguous(from.count) && to.layout.contiguous(to.count)) {
+    // Into the line the receiver waits on; it moves the bytes itself.
+    std::memcpy(r->inline_data, from.data_start(), static_cast<std::size_t>(bytes));
+    r->inline_data_state = RequestImpl::Inline::held;
+  } else {
+    copy_typed(from, to);
+  }
   r->state.store(RequestImpl::State::complete, std::memory_order_release);
   s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
 }
