@@ -35,6 +35,17 @@
 # alone. So OMPI_MCA_btl_tcp_if_include=lo keeps loopback anywhere, and
 # OMPI_MCA_btl_tcp_if_exclude=127.0.0.1/8 (Open MPI's default) lets Open MPI
 # choose on one host too; the same for oob_tcp.
+#
+# Each Open MPI job gets a session directory base of its own (orte_tmpdir_base,
+# a fresh directory under $TMPDIR or /tmp, removed when the job ends), unless
+# you set orte_tmpdir_base yourself. Open MPI 4.1 jobs started at the same
+# moment race to create their shared top directory /tmp/ompi.<host>.<uid>,
+# which each removes when it ends, and the loser fails at start-up ("A call to
+# mkdir was unable to create the desired directory ... File exists",
+# open-mpi/ompi#8510). Here the first test of the release tests failed so in
+# both of two whole runs one day, though not in 640 launches eight at a time.
+# The launcher then runs as a child of this script, which removes the
+# directory after it and exits with its status.
 set -euo pipefail
 
 # The MPI a program links, from its shared-library dependencies: Open MPI's
@@ -111,6 +122,16 @@ loopback() {
   export "$include=lo"
 }
 
+# Whether to give the job a session directory base of its own (see the
+# header): not if the user set orte_tmpdir_base in the environment, on the
+# command line (the arguments) or in ~/.openmpi/mca-params.conf.
+own_session_base() {
+  [ -z "${OMPI_MCA_orte_tmpdir_base:-}" ] || return 1
+  case " $* " in *" orte_tmpdir_base "*) return 1 ;; esac
+  ! grep -qs "^[[:space:]]*orte_tmpdir_base" "${HOME:-/nonexistent}/.openmpi/mca-params.conf"
+}
+
+session_base=""
 impl=${EP_MPI:-}
 [ -n "$impl" ] || impl=$(mpi_of_program "$@")
 launcher=${MPIEXEC:-}
@@ -140,8 +161,20 @@ case $impl in
       loopback btl_tcp "$@"
       loopback oob_tcp "$@"
     fi
+    if own_session_base "$@"; then
+      session_base=$(mktemp -d "${TMPDIR:-/tmp}/ep-mpirun.XXXXXX")
+      export OMPI_MCA_orte_tmpdir_base=$session_base
+    fi
     ;;
   mpich) ;;
   *) echo "mpirun.sh: cannot tell which MPI '$launcher' is; running it without extra flags" >&2 ;;
 esac
-exec "$launcher" "${flags[@]}" "$@"
+[ -n "$session_base" ] || exec "$launcher" "${flags[@]}" "$@"
+# A signal to the job's process group (Ctrl-C, timeout) reaches the launcher
+# too; this script cleans up once it has ended.
+trap 'rm -rf "$session_base"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+status=0
+"$launcher" "${flags[@]}" "$@" || status=$?
+exit "$status"
