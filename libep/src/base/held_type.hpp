@@ -26,7 +26,9 @@ class HeldType {
   HeldType& operator=(const HeldType&) = delete;
   HeldType(HeldType&& other) noexcept : copy_(std::exchange(other.copy_, MPI_DATATYPE_NULL)) {}
   HeldType& operator=(HeldType&& other) noexcept;
-  ~HeldType() { release(); }
+  ~HeldType() {
+    if (holding()) release();
+  }
 
   /// Holds *type (letting go of what was held before) and makes *type the
   /// held datatype: a duplicate when derived. Returns an MPI error code

@@ -8,19 +8,6 @@
 
 namespace ep::detail {
 
-void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
-                  const void* buf, int count, MPI_Datatype type, int peer, int tag) {
-  r->kind = kind;
-  r->mode = mode;
-  r->endpoint = args.endpoint;
-  r->buf = const_cast<void*>(buf);  // a send never writes through it
-  r->count = count;
-  r->type = type;
-  r->layout = args.layout;
-  r->peer = peer;
-  r->tag = tag;
-}
-
 int hold_type(RequestImpl* r) {
   if (r->held_type.holding() || r->layout.predefined) return MPI_SUCCESS;
   return r->held_type.hold(&r->type);

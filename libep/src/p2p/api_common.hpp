@@ -9,9 +9,20 @@
 
 namespace ep::detail {
 
-/// Fills in the operation's arguments of `r`.
-void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode, const MessageArgs& args,
-                  const void* buf, int count, MPI_Datatype type, int peer, int tag);
+/// Fills in the operation's arguments of `r`. Inline: every call makes one.
+inline void fill_request(RequestImpl* r, RequestImpl::Kind kind, SendMode mode,
+                         const MessageArgs& args, const void* buf, int count, MPI_Datatype type,
+                         int peer, int tag) {
+  r->kind = kind;
+  r->mode = mode;
+  r->endpoint = args.endpoint;
+  r->buf = const_cast<void*>(buf);  // a send never writes through it
+  r->count = count;
+  r->type = type;
+  r->layout = args.layout;
+  r->peer = peer;
+  r->tag = tag;
+}
 
 /// Makes `r` hold a duplicate of its datatype if that is a derived one, so
 /// that the user may free the type while the operation is pending (MPI
