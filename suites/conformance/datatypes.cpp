@@ -243,16 +243,23 @@ void large_strided(Context& t, Exchange& x) {
   t.out("strided sendrecv_replace: {} wrong, {}", wrong, describe(st));
 }
 
-// A token passed round the ring: rank 0 sends first, every other rank
-// receives with a blocking receive (mostly posted before its message is
-// sent) and then sends its own. Rank 0 receives last.
+// A token passed round the ring: rank 0 sends first (non-blocking: alone,
+// it sends to itself), every other rank receives with a blocking receive
+// (mostly posted before its message is sent) and then sends its own. Rank 0
+// receives last.
 api::Status pass_token(Context& t, Exchange& x, const void* out, int count, MPI_Datatype send_type,
                        void* in, int recv_count, MPI_Datatype recv_type, int tag) {
   const int right = (t.rank() + 1) % t.size();
   api::Status st{};
-  if (t.rank() == 0) t.check_rc(api::Send(out, count, send_type, right, tag, t.comm()), "Send");
+  if (t.rank() == 0) {
+    api::Request request = api::REQUEST_NULL;
+    t.check_rc(api::Isend(out, count, send_type, right, tag, t.comm(), &request), "Isend");
+    t.check_rc(api::Recv(in, recv_count, recv_type, x.left(), tag, t.comm(), &st), "Recv");
+    t.check_rc(api::Wait(&request, api::STATUS_IGNORE), "Wait");
+    return st;
+  }
   t.check_rc(api::Recv(in, recv_count, recv_type, x.left(), tag, t.comm(), &st), "Recv");
-  if (t.rank() != 0) t.check_rc(api::Send(out, count, send_type, right, tag, t.comm()), "Send");
+  t.check_rc(api::Send(out, count, send_type, right, tag, t.comm()), "Send");
   return st;
 }
 
