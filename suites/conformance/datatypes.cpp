@@ -3,7 +3,8 @@
 // type signature. Received values must land where the receive type says, and
 // the holes of a non-contiguous receive type must keep what they held. Each
 // rank sends to its right neighbour (itself when alone). Small blocking
-// receives go round the ring as a token.
+// receives go round the ring as a token; small non-blocking ones include a
+// receive freed while under way.
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -293,6 +294,32 @@ void small_blocking(Context& t, Exchange& x) {
   }
 }
 
+// Small non-blocking receives, which take the same way within a process:
+// completed by Wait, and one freed while under way (Request_free), whose
+// data must still reach its buffer. MPI matches a receive from one source
+// before the later ones: once a second message from the same neighbour has
+// arrived, the first is in the freed receive's buffer.
+void small_nonblocking(Context& t, Exchange& x) {
+  const int right = (t.rank() + 1) % t.size();
+  const std::int64_t out[2] = {value(t.rank(), 0, 10), value(t.rank(), 1, 10)};
+  std::int64_t first = kHole;
+  std::int64_t second = kHole;
+  api::Request requests[2] = {api::REQUEST_NULL, api::REQUEST_NULL};
+  api::Request freed = api::REQUEST_NULL;
+  t.check_rc(api::Irecv(&first, 1, MPI_INT64_T, x.left(), 10, t.comm(), &freed), "Irecv");
+  t.check_rc(api::Request_free(&freed), "Request_free");
+  t.check_rc(api::Isend(&out[0], 1, MPI_INT64_T, right, 10, t.comm(), &requests[0]), "Isend");
+  t.check_rc(api::Isend(&out[1], 1, MPI_INT64_T, right, 10, t.comm(), &requests[1]), "Isend");
+  api::Request last = api::REQUEST_NULL;
+  t.check_rc(api::Irecv(&second, 1, MPI_INT64_T, x.left(), 10, t.comm(), &last), "Irecv");
+  t.check_rc(api::Wait(&last, api::STATUS_IGNORE), "Wait");
+  t.check_rc(api::Waitall(2, requests, api::STATUSES_IGNORE), "Waitall");
+  t.expect_eq(first, std::int64_t{value(x.left(), 0, 10)}, "the freed receive's value");
+  t.expect_eq(second, std::int64_t{value(x.left(), 1, 10)}, "the waited receive's value");
+  t.out("freed receive: first {}, second {}", first == value(x.left(), 0, 10) ? "right" : "wrong",
+        second == value(x.left(), 1, 10) ? "right" : "wrong");
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -303,4 +330,5 @@ void eptest::run(Context& t) {
   partial_count(t, x);
   large_strided(t, x);
   small_blocking(t, x);
+  small_nonblocking(t, x);
 }

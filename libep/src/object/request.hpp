@@ -105,11 +105,16 @@ struct alignas(64) RequestImpl {
   // Whether an intra-process sender may leave the data of a message of up
   // to kInlineBytes (contiguous on both sides) in inline_data rather than in
   // the buffer, so that the receiver's wait and the data share one cache
-  // line; the owner then moves it (take_inline, from test_request). Only
-  // blocking receives accept it: a request the user may free must have its
-  // data in the buffer when it completes, not when it is next tested.
-  enum class Inline : std::uint8_t { refused, accepted, held };
-  Inline inline_data_state = Inline::refused;
+  // line; the owner then moves it (take_inline, from test_request). A
+  // receive accepts when it starts; the sender that matches it takes the
+  // way with accepted -> held. Request_free of a receive still under way
+  // refuses first (accepted -> refused), since a freed request's data must
+  // reach its buffer when it completes, not when it is next tested, or waits
+  // for the sender that holds it (p2p/internal.cpp, internal_release). A
+  // blocking receive, which nobody can free, accepts for good: its sender
+  // stores held without a locked compare-and-swap.
+  enum class Inline : std::uint8_t { refused, accepted, accepted_for_good, held };
+  std::atomic<Inline> inline_data_state{Inline::refused};
   Status status;
   int peer = 0;  // destination or source rank, as the user gave it
   int tag = 0;

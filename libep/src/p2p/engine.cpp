@@ -277,7 +277,9 @@ int start_send(RequestImpl* r, bool blocking) {
 int start_recv(RequestImpl* r, bool blocking) {
   Endpoint* endpoint = r->endpoint;
   r->phase = RequestImpl::Phase::none;
-  r->inline_data_state = blocking ? RequestImpl::Inline::accepted : RequestImpl::Inline::refused;
+  r->inline_data_state.store(
+      blocking ? RequestImpl::Inline::accepted_for_good : RequestImpl::Inline::accepted,
+      std::memory_order_relaxed);
   if (r->peer == MPI_PROC_NULL) {
     r->status = proc_null_status();
     r->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
@@ -366,18 +368,12 @@ bool cancel_recv(RequestImpl* r) {
   return true;
 }
 
-namespace {
-
-// Moves the data an intra-process sender left in the complete receive `r`
-// (RequestImpl::inline_data) into its buffer. By r's owner: test_request.
 void take_inline(RequestImpl* r) {
-  if (r->inline_data_state != RequestImpl::Inline::held) return;
+  if (r->inline_data_state.load(std::memory_order_relaxed) != RequestImpl::Inline::held) return;
   std::memcpy(static_cast<std::byte*>(r->buf) + r->layout.true_lb, r->inline_data,
               static_cast<std::size_t>(r->status.count_bytes));
-  r->inline_data_state = RequestImpl::Inline::refused;
+  r->inline_data_state.store(RequestImpl::Inline::refused, std::memory_order_relaxed);
 }
-
-}  // namespace
 
 bool test_request(RequestImpl* r, bool progressed) {
   using State = RequestImpl::State;

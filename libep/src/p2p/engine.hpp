@@ -75,6 +75,11 @@ bool cancel_recv(RequestImpl* r);
 /// of an unfinished MPI request makes MPI poll its transports).
 bool test_request(RequestImpl* r, bool progressed = false);
 
+/// Moves the data an intra-process sender left in the complete receive `r`
+/// (RequestImpl::inline_data) into its buffer, if it did; test_request does
+/// it when it finds r complete, internal_release before freeing r.
+void take_inline(RequestImpl* r);
+
 /// test_request(r, progressed = true) of each of `requests`, except that the
 /// sends MPI carries are tested together, with one MPI call (mpi_test_sends).
 /// Keeps those still under way at the front of the array, in their order,

@@ -50,8 +50,24 @@ int internal_wait(RequestImpl* request) {
 }
 
 void internal_release(RequestImpl* request) {
-  const auto state = request->state.load(std::memory_order_acquire);
-  if (state == RequestImpl::State::inactive || state == RequestImpl::State::complete) {
+  using State = RequestImpl::State;
+  auto state = request->state.load(std::memory_order_acquire);
+  if (state != State::inactive && state != State::complete) {
+    // Its data must reach the buffer when it completes, with nobody to test
+    // it: no sender may leave it in the request from now on; one that
+    // already does completes it in a moment.
+    auto expected = RequestImpl::Inline::accepted;
+    if (!request->inline_data_state.compare_exchange_strong(expected, RequestImpl::Inline::refused,
+                                                            std::memory_order_relaxed) &&
+        expected == RequestImpl::Inline::held) {
+      Backoff backoff;
+      while ((state = request->state.load(std::memory_order_acquire)) != State::complete) {
+        backoff.pause();
+      }
+    }
+  }
+  if (state == State::inactive || state == State::complete) {
+    take_inline(request);
     free_request(request);
     return;
   }

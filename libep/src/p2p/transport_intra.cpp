@@ -14,17 +14,30 @@ constexpr std::int64_t kEagerLimit = 16 * 1024;
 ConstTyped send_data(const RequestImpl& s) { return {s.buf, s.count, s.type, s.layout}; }
 Typed receive_target(const RequestImpl& r) { return {r.buf, r.count, r.type, r.layout}; }
 
+// Whether the sender of a message for the receive `r` it matched may leave
+// the data in r (RequestImpl::inline_data), and if so marks r as holding it.
+bool take_inline_way(RequestImpl* r) {
+  using Inline = RequestImpl::Inline;
+  std::atomic<Inline>& state = r->inline_data_state;
+  Inline seen = state.load(std::memory_order_relaxed);
+  if (seen == Inline::accepted_for_good) {
+    state.store(Inline::held, std::memory_order_relaxed);
+    return true;
+  }
+  return seen == Inline::accepted &&
+         state.compare_exchange_strong(seen, Inline::held, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void intra_copy(RequestImpl* s, RequestImpl* r) {
   const ConstTyped from = send_data(*s);
   const Typed to = receive_target(*r);
   const std::int64_t bytes = from.bytes();
-  if (r->inline_data_state == RequestImpl::Inline::accepted && bytes <= RequestImpl::kInlineBytes &&
-      bytes <= to.bytes() && from.layout.contiguous(from.count) && to.layout.contiguous(to.count)) {
+  if (bytes <= RequestImpl::kInlineBytes && bytes <= to.bytes() &&
+      from.layout.contiguous(from.count) && to.layout.contiguous(to.count) && take_inline_way(r)) {
     // Into the line the receiver waits on; it moves the bytes itself.
     std::memcpy(r->inline_data, from.data_start(), static_cast<std::size_t>(bytes));
-    r->inline_data_state = RequestImpl::Inline::held;
   } else {
     copy_typed(from, to);
   }
