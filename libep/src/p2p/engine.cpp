@@ -370,8 +370,10 @@ bool cancel_recv(RequestImpl* r) {
 
 void take_inline(RequestImpl* r) {
   if (r->inline_data_state.load(std::memory_order_relaxed) != RequestImpl::Inline::held) return;
-  std::memcpy(static_cast<std::byte*>(r->buf) + r->layout.true_lb, r->inline_data,
-              static_cast<std::size_t>(r->status.count_bytes));
+  if (r->status.count_bytes > 0) {  // an empty receive's buffer may be null
+    std::memcpy(static_cast<std::byte*>(r->buf) + r->layout.true_lb, r->inline_data,
+                static_cast<std::size_t>(r->status.count_bytes));
+  }
   r->inline_data_state.store(RequestImpl::Inline::refused, std::memory_order_relaxed);
 }
 
