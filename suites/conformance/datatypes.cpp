@@ -67,6 +67,7 @@ class Exchange {
   }
 
   int left() const { return left_; }
+  int right() const { return right_; }
 
  private:
   Context& t_;
@@ -233,7 +234,7 @@ void large_strided(Context& t, Exchange& x) {
   // In place through a strided type: only the even ints are exchanged.
   std::vector<int> buf = wide;
   st = {};
-  const int right = (t.rank() + 1) % t.size();
+  const int right = x.right();
   t.check_rc(api::Sendrecv_replace(buf.data(), 1, strided, right, 7, x.left(), 7, t.comm(), &st),
              "Sendrecv_replace");
   wrong = 0;
@@ -250,7 +251,7 @@ void large_strided(Context& t, Exchange& x) {
 // receives last.
 api::Status pass_token(Context& t, Exchange& x, const void* out, int count, MPI_Datatype send_type,
                        void* in, int recv_count, MPI_Datatype recv_type, int tag) {
-  const int right = (t.rank() + 1) % t.size();
+  const int right = x.right();
   api::Status st{};
   if (t.rank() == 0) {
     api::Request request = api::REQUEST_NULL;
@@ -300,7 +301,7 @@ void small_blocking(Context& t, Exchange& x) {
 // before the later ones: once a second message from the same neighbour has
 // arrived, the first is in the freed receive's buffer.
 void small_nonblocking(Context& t, Exchange& x) {
-  const int right = (t.rank() + 1) % t.size();
+  const int right = x.right();
   const std::int64_t out[2] = {value(t.rank(), 0, 10), value(t.rank(), 1, 10)};
   std::int64_t first = kHole;
   std::int64_t second = kHole;

@@ -11,9 +11,8 @@ int check_comm(Comm comm, const char* function, Endpoint** out) {
 }
 
 int check_peer(Endpoint* e, int rank, bool is_source, const char* function) {
+  if (valid_peer(*e, rank, is_source)) return MPI_SUCCESS;
   const int size = e->shared->peer_count(*e);
-  if (rank == MPI_PROC_NULL || (rank >= 0 && rank < size)) return MPI_SUCCESS;
-  if (is_source && rank == MPI_ANY_SOURCE) return MPI_SUCCESS;
   return raise(e, MPI_ERR_RANK, function,
                "invalid {} rank {}: the communicator has {} endpoints (valid: 0..{}{})",
                is_source ? "source" : "destination", rank, size, size - 1,
@@ -21,9 +20,8 @@ int check_peer(Endpoint* e, int rank, bool is_source, const char* function) {
 }
 
 int check_tag(Endpoint* e, int tag, bool is_receive, const char* function) {
+  if (valid_tag(*e, tag, is_receive)) return MPI_SUCCESS;
   const int ub = e->shared->user_tag_ub;
-  if (tag >= 0 && tag <= ub) return MPI_SUCCESS;
-  if (is_receive && tag == MPI_ANY_TAG) return MPI_SUCCESS;
   return raise(e, MPI_ERR_TAG, function, "invalid tag {}: valid tags are 0..{}{}", tag, ub,
                is_receive ? " and MPI_ANY_TAG" : " (this communicator's MPI_TAG_UB)");
 }

@@ -25,6 +25,19 @@ struct MessageArgs {
 [[gnu::cold]] int check_recv_fully(Comm comm, const void* buf, int count, MPI_Datatype type,
                                    int source, int tag, const char* function, MessageArgs* out);
 
+/// Whether `rank` may be the peer of a message on e's communicator: a rank
+/// of its peer group or MPI_PROC_NULL, and MPI_ANY_SOURCE for a receive.
+inline bool valid_peer(const Endpoint& e, int rank, bool is_source) {
+  return (rank >= 0 && rank < e.shared->peer_count(e)) || rank == MPI_PROC_NULL ||
+         (is_source && rank == MPI_ANY_SOURCE);
+}
+
+/// Whether `tag` may be a message's tag on e's communicator: up to its
+/// MPI_TAG_UB, and MPI_ANY_TAG for a receive.
+inline bool valid_tag(const Endpoint& e, int tag, bool is_receive) {
+  return (tag >= 0 && tag <= e.shared->user_tag_ub) || (is_receive && tag == MPI_ANY_TAG);
+}
+
 /// Whether the arguments of a message are those of the common case, all
 /// good: a live communicator, a datatype of query_layout's table, a
 /// non-negative count, a buffer that is neither MPI_IN_PLACE nor null (unless
@@ -43,11 +56,7 @@ inline bool common_message(Comm comm, const void* buf, int count, MPI_Datatype t
   // A predefined type's data starts at offset 0: a null buffer is no
   // MPI_BOTTOM with it.
   if (!layout || buf == MPI_IN_PLACE || (buf == nullptr && count > 0)) return false;
-  const CommShared& shared = *e->shared;
-  const bool peer_ok = (peer >= 0 && peer < shared.peer_count(*e)) || peer == MPI_PROC_NULL ||
-                       (is_receive && peer == MPI_ANY_SOURCE);
-  const bool tag_ok = (tag >= 0 && tag <= shared.user_tag_ub) || (is_receive && tag == MPI_ANY_TAG);
-  if (!peer_ok || !tag_ok) return false;
+  if (!valid_peer(*e, peer, is_receive) || !valid_tag(*e, tag, is_receive)) return false;
   out->endpoint = e;
   out->layout = *layout;
   return true;

@@ -1,7 +1,6 @@
 #include "p2p/engine.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "base/backoff.hpp"
@@ -370,10 +369,7 @@ bool cancel_recv(RequestImpl* r) {
 
 void take_inline(RequestImpl* r) {
   if (r->inline_data_state.load(std::memory_order_relaxed) != RequestImpl::Inline::held) return;
-  if (r->status.count_bytes > 0) {  // an empty receive's buffer may be null
-    std::memcpy(static_cast<std::byte*>(r->buf) + r->layout.true_lb, r->inline_data,
-                static_cast<std::size_t>(r->status.count_bytes));
-  }
+  unpack(r->inline_data, r->status.count_bytes, {r->buf, r->count, r->type, r->layout});
   r->inline_data_state.store(RequestImpl::Inline::refused, std::memory_order_relaxed);
 }
 

@@ -1,6 +1,5 @@
 #include "p2p/transport_intra.hpp"
 
-#include <cstring>
 #include <memory>
 
 namespace ep::detail {
@@ -36,9 +35,8 @@ void intra_copy(RequestImpl* s, RequestImpl* r) {
   const std::int64_t bytes = from.bytes();
   if (bytes <= RequestImpl::kInlineBytes && bytes <= to.bytes() &&
       from.layout.contiguous(from.count) && to.layout.contiguous(to.count) && take_inline_way(r)) {
-    // Into the line the receiver waits on; it moves the bytes itself. (An
-    // empty message may come from a null buffer, which memcpy may not get.)
-    if (bytes > 0) std::memcpy(r->inline_data, from.data_start(), static_cast<std::size_t>(bytes));
+    // Into the line the receiver waits on; it moves the bytes itself.
+    pack(from, r->inline_data);
   } else {
     copy_typed(from, to);
   }
