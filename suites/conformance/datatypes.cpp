@@ -4,7 +4,8 @@
 // the holes of a non-contiguous receive type must keep what they held. Each
 // rank sends to its right neighbour (itself when alone). Small blocking
 // receives go round the ring as a token; small non-blocking ones include a
-// receive freed while under way.
+// receive freed while under way, also before a wildcard receive.
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -321,6 +322,50 @@ void small_nonblocking(Context& t, Exchange& x) {
         second == value(x.left(), 1, 10) ? "right" : "wrong");
 }
 
+// A receive freed while under way, whose message is followed by another of
+// the same sender that a wildcard receive takes. Once the wildcard receive
+// has the second message, the freed receive has matched the first, and its
+// data must reach the buffer while the program goes on calling MPI (here:
+// probes), though nothing tests the freed request. Between processes libep
+// once left it in the receive's inbox buffer: a receive that completed from
+// the unexpected queue, and probes, did not test receives posted in MPI.
+void freed_before_wildcard(Context& t, Exchange& x) {
+  const std::int64_t out[2] = {value(t.rank(), 2, 10), value(t.rank(), 3, 10)};
+  std::int64_t first = kHole;
+  std::int64_t second = kHole;
+  api::Request freed = api::REQUEST_NULL;
+  t.check_rc(api::Irecv(&first, 1, MPI_INT64_T, x.left(), 11, t.comm(), &freed), "Irecv");
+  t.check_rc(api::Request_free(&freed), "Request_free");
+  // Every freed receive is posted before anyone sends: the first message
+  // matches it, not the wildcard receive.
+  t.barrier();
+  api::Request sends[2] = {api::REQUEST_NULL, api::REQUEST_NULL};
+  t.check_rc(api::Isend(&out[0], 1, MPI_INT64_T, x.right(), 11, t.comm(), &sends[0]), "Isend");
+  t.check_rc(api::Isend(&out[1], 1, MPI_INT64_T, x.right(), 12, t.comm(), &sends[1]), "Isend");
+  t.check_rc(api::Waitall(2, sends, api::STATUSES_IGNORE), "Waitall");
+  // The second message is there before the wildcard receive starts, so that
+  // the receive completes at once, waiting for nothing.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int there = 0; !there && std::chrono::steady_clock::now() < deadline;) {
+    t.check_rc(api::Iprobe(MPI_ANY_SOURCE, 12, t.comm(), &there, api::STATUS_IGNORE), "Iprobe");
+  }
+  api::Status status{};
+  t.check_rc(api::Recv(&second, 1, MPI_INT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, t.comm(), &status),
+             "Recv");
+  // Written by this thread inside the probes, or by an intra-process sender
+  // before it sent the second message.
+  while (first == kHole && std::chrono::steady_clock::now() < deadline) {
+    int flag = 0;
+    t.check_rc(api::Iprobe(MPI_ANY_SOURCE, 99, t.comm(), &flag, api::STATUS_IGNORE), "Iprobe");
+  }
+  t.expect_eq(first, std::int64_t{value(x.left(), 2, 10)}, "the freed receive's value");
+  t.expect_eq(second, std::int64_t{value(x.left(), 3, 10)}, "the wildcard receive's value");
+  t.expect_eq(status.MPI_TAG, 12, "the wildcard receive's tag");
+  t.out("freed receive before a wildcard one: first {}, second {}",
+        first == value(x.left(), 2, 10) ? "right" : "wrong",
+        second == value(x.left(), 3, 10) && status.MPI_TAG == 12 ? "right" : "wrong");
+}
+
 }  // namespace
 
 void eptest::run(Context& t) {
@@ -332,4 +377,5 @@ void eptest::run(Context& t) {
   large_strided(t, x);
   small_blocking(t, x);
   small_nonblocking(t, x);
+  freed_before_wildcard(t, x);
 }

@@ -344,6 +344,11 @@ void deliver(Incoming* message, RequestImpl* r, bool blocking) {
 
 int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) {
   *found = nullptr;
+  // A probe is an MPI call: the endpoint's receives posted in MPI and its
+  // freed requests move on, as in a test (a program may poll with probes
+  // until a freed receive's data is there).
+  if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
+  if (!endpoint->orphans.empty()) reap_orphans(endpoint, /*progressed=*/true);
   if (may_match_remote(endpoint, source)) {
     const int rc = drain_remote(endpoint);
     if (rc != MPI_SUCCESS) return rc;
@@ -450,11 +455,16 @@ void progress(Endpoint* endpoint) {
     (void)drain_remote(endpoint, nullptr, Drain::if_free);
   }
   if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
+  // Requests the user freed while active complete on their own (MPI
+  // semantics): a receive's data must reach its buffer, however the program
+  // learns that it has (a later message of the same sender), and the request
+  // must then go. Those posted in MPI were tested just above, with the heads.
+  if (!endpoint->orphans.empty()) reap_orphans(endpoint, /*progressed=*/true);
 }
 
-void reap_orphans(Endpoint* endpoint) {
-  std::erase_if(endpoint->orphans, [endpoint](RequestImpl* r) {
-    if (!test_request(r)) return false;
+void reap_orphans(Endpoint* endpoint, bool progressed) {
+  std::erase_if(endpoint->orphans, [endpoint, progressed](RequestImpl* r) {
+    if (!test_request(r, progressed)) return false;
     const bool held = r->held;
     delete r;
     if (held) drop_held_request(endpoint);

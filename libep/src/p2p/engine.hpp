@@ -99,7 +99,8 @@ void wait_request(RequestImpl* r);
 void progress(Endpoint* endpoint);
 
 /// Frees the requests the user released while active, once complete.
-void reap_orphans(Endpoint* endpoint);
+/// `progressed` as for test_request: the caller has just run mpi_progress.
+void reap_orphans(Endpoint* endpoint, bool progressed = false);
 
 /// Drops the messages nobody received, when the endpoint's communicator is
 /// freed. Returns the first failure's MPI error code.
