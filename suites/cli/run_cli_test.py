@@ -11,9 +11,10 @@ Two kinds of test, chosen by the options:
     (family, size) with all repetitions and aggregates, and the table must
     be printed by one rank only.
 
-  run_cli_test.py --launcher L --np N --fail TEXT [--fail TEXT ...] -- ep-bench ...
-    The run must exit non-zero and its output must contain every TEXT; the
-    first exactly once (one rank prints, not all of them).
+  run_cli_test.py --launcher L --np N --fail TEXT [--fail TEXT ...] [--status S] -- ep-bench ...
+    The run must exit non-zero (with --status: exactly S) and its output must
+    contain every TEXT; the first exactly once (one rank prints, not all of
+    them).
 
   run_cli_test.py --launcher L --np N --output TEXT [--output TEXT ...] -- ep-bench ...
     The same for a run that must succeed (--help, --version).
@@ -170,6 +171,8 @@ def main():
     parser.add_argument("--sizes", default="8")
     parser.add_argument("--fail", action="append", default=[],
                         help="the run must fail and print TEXT")
+    parser.add_argument("--status", type=int,
+                        help="with --fail: the exit status the run must have")
     parser.add_argument("--output", action="append", default=[],
                         help="the run must succeed and print TEXT")
     parser.add_argument("--link", action="append", default=[],
@@ -189,6 +192,8 @@ def main():
     if args.fail:
         if code == 0:
             fail("exit status 0, expected a failure")
+        if args.status is not None:
+            tool_test.expect_status(code, args.status)
         tool_test.check_output(args.fail, out, err)
     elif args.output:
         tool_test.expect_status(code, 0)

@@ -40,11 +40,12 @@ def add_command_arguments(parser, launcher=False):
 
 
 def command_of(parser, args, tool="the tool"):
-    """The command after '--', which must be there."""
+    """The command after '--', which must be there. A word {empty} stands
+    for an empty argument, which CMake drops from the lists of add_test."""
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error(f"give {tool}'s command line after --")
-    return command
+    return ["" if word == "{empty}" else word for word in command]
 
 
 def launch(command, timeout, launcher=None, np=0, env=None):

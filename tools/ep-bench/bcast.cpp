@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#include "cli_numbers.hpp"
+
 namespace ep::bench {
 
 namespace {
@@ -96,7 +98,9 @@ Subcommand setup_bcast(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "bcast", "Broadcast latency and bandwidth over all ranks, by message size");
   add_coll_options(*app, options->coll);
-  app->add_option("--root", options->root, "Rank whose buffer is broadcast")->capture_default_str();
+  app->add_option("--root", options->root, "Rank whose buffer is broadcast")
+      ->transform(tools::integer_at_least(0))
+      ->capture_default_str();
   app->footer(std::string(coll_help) + bcast_help);
   Subcommand command{app, [options] { return requested_thread_level(options->coll.comm.bench); },
                      [options](const Invocation& inv) { return run_bcast(*options, inv); }};

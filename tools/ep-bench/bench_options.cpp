@@ -3,12 +3,9 @@
 #include <fmt/core.h>
 #include <mpi.h>
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 
+#include "cli_numbers.hpp"
 #include "mpi_check.hpp"
 #include "output_file.hpp"
 #include "provenance.hpp"
@@ -44,19 +41,6 @@ Impl BenchOptions::parsed_impl() const {
   return Impl::ep;
 }
 
-CLI::Validator finite_range(double min, double max) {
-  return CLI::Validator(
-      [min, max](std::string& input) -> std::string {
-        char* end = nullptr;
-        const double value = std::strtod(input.c_str(), &end);
-        // Not a number at all: CLI11's conversion says so in its own words.
-        if (input.empty() || end != input.c_str() + input.size()) return {};
-        if (std::isfinite(value) && value >= min && value <= max) return {};
-        return fmt::format("{}: expected a finite number from {} to {}", input, min, max);
-      },
-      fmt::format("FLOAT in [{} - {}]", min, max));
-}
-
 void add_bench_options(CLI::App& app, BenchOptions& o) {
   app.add_option("--impl", o.impl,
                  "Who plays the ranks: ep (libep endpoints, one std::thread each), mpi (one "
@@ -66,16 +50,16 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
       ->capture_default_str();
   app.add_option("--warmup", o.warmup,
                  "Untimed iterations before each message size (default: by size)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(tools::integer_at_least<std::int64_t>(0));
   app.add_option("--iterations", o.iterations,
                  "Timed iterations per repetition (default: enough for --min-time)")
-      ->check(CLI::PositiveNumber);
+      ->transform(tools::integer_at_least<std::int64_t>(1));
   app.add_option("--repetitions", o.repetitions, "Repetitions per message size, all kept")
-      ->check(CLI::Range(1, 100000))
+      ->transform(tools::integer_in(1, 100000))
       ->capture_default_str();
   app.add_option("--min-time", o.min_time,
                  "Seconds one repetition should last when --iterations is not given")
-      ->check(finite_range(1e-6, 3600.0))
+      ->check(tools::number_in(1e-6, 3600.0))
       ->capture_default_str();
   app.add_option("--json", o.json_path,
                  "Write results as JSON to FILE ('-': stdout, and the tables go to stderr)")
@@ -89,12 +73,12 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
                  "End the job with a report of the ranks that fell behind when a case makes no "
                  "progress for SECONDS (0: never; keep it above the longest repetition)")
       ->type_name("SECONDS")
-      ->check(finite_range(0.0, 1e6))
+      ->check(tools::number_in(0.0, 1e6))
       ->capture_default_str();
   app.add_option("--noise-threshold", o.noise_threshold,
                  "Mark a case noisy when (p90 - min) / median of its repetitions exceeds this "
                  "(0: never)")
-      ->check(finite_range(0.0, 1e6))
+      ->check(tools::number_in(0.0, 1e6))
       ->capture_default_str();
   app.add_flag("--validate", o.validate,
                "Check payloads after each message size (outside the timed region)");

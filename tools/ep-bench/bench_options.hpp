@@ -38,12 +38,6 @@ struct BenchOptions {
   Impl parsed_impl() const;
 };
 
-/// A floating option's check: a finite number from `min` to `max`. CLI11's
-/// Range lets NaN through (every comparison with it is false), and an
-/// infinite --watchdog or a NaN --min-time would quietly change what runs.
-/// The message names the value and the range; CLI11 prefixes the option.
-CLI::Validator finite_range(double min, double max);
-
 /// Adds the shared options to a subcommand.
 void add_bench_options(CLI::App& app, BenchOptions& options);
 

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <numeric>
-#include <sstream>
+#include <stdexcept>
 
+#include "cli_numbers.hpp"
 #include "mpi_check.hpp"
 #include "watchdog.hpp"
 
@@ -14,26 +15,16 @@ namespace ep::bench {
 namespace {
 
 std::vector<int> parse_ep_list(const std::string& text) {
-  std::vector<int> counts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || value < 1 || value > 256)
-      throw UsageError(fmt::format(
-          "--ep '{}': '{}' is not an endpoint count from 1 to 256 (every process drives the "
-          "benchmark's barriers, so none may host 0)",
-          text, item));
-    counts.push_back(value);
+  try {
+    const std::vector<std::int64_t> counts =
+        tools::parse_integer_list(text, 1, 256, "an endpoint count");
+    return {counts.begin(), counts.end()};
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format(
+        "--ep {}; give N or N0,N1,... (every process drives the benchmark's barriers, so none "
+        "may host 0)",
+        e.what()));
   }
-  if (counts.empty()) throw UsageError("--ep: empty list");
-  return counts;
 }
 
 }  // namespace

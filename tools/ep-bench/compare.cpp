@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "bench_options.hpp"
+#include "cli_numbers.hpp"
 #include "comparison.hpp"
 #include "report.hpp"
 #include "result_file.hpp"
@@ -199,10 +200,10 @@ Subcommand setup_compare(CLI::App& parent) {
       ->required();
   app->add_option("--threshold", options->settings.threshold,
                   "Percent change of the median time that counts as a change")
-      ->check(finite_range(0.0, 1000.0))
+      ->check(tools::number_in(0.0, 1000.0))
       ->capture_default_str();
   app->add_option("--alpha", options->settings.alpha, "Significance level of the U test")
-      ->check(finite_range(0.0, 1.0))
+      ->check(tools::number_in(0.0, 1.0))
       ->capture_default_str();
   app->add_option("--json", options->json_path,
                   "Write the differences as JSON to FILE ('-': stdout)");

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli_numbers.hpp"
+
 namespace ep::bench {
 
 namespace {
@@ -62,7 +64,9 @@ Subcommand setup_ibcast(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "ibcast", "Non-blocking broadcast: time to complete and overlap with computation, by size");
   add_nbc_options(*app, options->nbc);
-  app->add_option("--root", options->root, "Rank whose buffer is broadcast")->capture_default_str();
+  app->add_option("--root", options->root, "Rank whose buffer is broadcast")
+      ->transform(tools::integer_at_least(0))
+      ->capture_default_str();
   app->footer(std::string(coll_help) + nbc_help + ibcast_help);
   Subcommand command{app,
                      [options] { return requested_thread_level(options->nbc.coll.comm.bench); },

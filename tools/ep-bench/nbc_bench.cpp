@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "sizes.hpp"
@@ -232,10 +233,6 @@ CollPlan plan_nonblocking(const NbcOptions& o, const Invocation& inv,
                           const std::string& collective) {
   require_thread_level(o.coll.comm.bench, inv.thread_level_provided);
   CollPlan p = plan_collective(o.coll, inv, collective);
-  constexpr int most_tests = 1000;
-  if (o.test_calls < 0 || o.test_calls > most_tests)
-    throw UsageError(fmt::format("--test-calls {}: the Tests within a computation are 0 to {}",
-                                 o.test_calls, most_tests));
   return p;
 }
 
@@ -267,6 +264,7 @@ void add_nbc_options(CLI::App& app, NbcOptions& o) {
   add_coll_options(app, o.coll);
   app.add_option("--test-calls", o.test_calls,
                  "Tests of the request spread through the computation (OSU's -t)")
+      ->transform(tools::integer_in(0, most_test_calls))
       ->capture_default_str();
 }
 

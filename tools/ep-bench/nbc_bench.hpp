@@ -33,6 +33,9 @@
 
 namespace ep::bench {
 
+/// The most Tests --test-calls may spread through one computation.
+inline constexpr int most_test_calls = 1000;
+
 /// The options of both non-blocking collectives.
 struct NbcOptions {
   CollOptions coll;

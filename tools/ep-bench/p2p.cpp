@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "cli_numbers.hpp"
 #include "links.hpp"
 #include "measure.hpp"
 #include "mpi_check.hpp"
@@ -369,7 +370,7 @@ Subcommand setup_p2p(CLI::App& parent) {
                   "receivers in process 1 (default: intra, and inter for --impl mpi)")
       ->check(CLI::IsMember({"intra", "inter"}));
   app->add_option("--pairs", options->pairs, "Pairs of ranks talking at once")
-      ->check(CLI::Range(1, 128))
+      ->transform(tools::integer_in(1, 128))
       ->capture_default_str();
   app->add_option("--sizes", options->sizes,
                   "Message sizes for latency and bandwidth: a list like 1,8,1K,64K,1M and/or "
@@ -386,7 +387,7 @@ Subcommand setup_p2p(CLI::App& parent) {
   app->add_option("--window", options->window,
                   "Messages in flight per pair when streaming (shrunk so that a window "
                   "holds at most 64 MiB)")
-      ->check(CLI::Range(1, 4096))
+      ->transform(tools::integer_in(1, 4096))
       ->capture_default_str();
   app->footer(p2p_help);
   Subcommand command{app, [options] { return requested_thread_level(options->bench); },

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cli_numbers.hpp"
 #include "comm_bench.hpp"
 #include "comm_bench_measure.hpp"
 #include "measure.hpp"
@@ -423,7 +424,8 @@ Subcommand setup_rma(CLI::App& parent) {
       [](std::string& text) -> std::string {
         try {
           const std::int64_t b = parse_size(text);
-          return b > 0 ? std::string() : std::string("a window of at least 1 byte");
+          return b > 0 ? std::string()
+                       : fmt::format("{}: expected a window of at least 1 byte", text);
         } catch (const std::invalid_argument& e) {
           return e.what();
         }
@@ -450,7 +452,7 @@ Subcommand setup_rma(CLI::App& parent) {
                   "targets in process 1 (default: intra, and inter for --impl mpi)")
       ->check(CLI::IsMember({"intra", "inter"}));
   app->add_option("--pairs", options->pairs, "Origin/target pairs working at once")
-      ->check(CLI::Range(1, 128))
+      ->transform(tools::integer_in(1, 128))
       ->capture_default_str();
   app->add_option("--sizes", options->sizes,
                   "Sizes for put, get, acc and get-acc: a list like 1,8,1K,64K,1M and/or ranges "
@@ -464,7 +466,7 @@ Subcommand setup_rma(CLI::App& parent) {
   app->add_option("--window-size", options->window_size,
                   "bandwidth: operations per synchronisation (shrunk so that a window's slots "
                   "hold at most 64 MiB)")
-      ->check(CLI::Range(1, 4096))
+      ->transform(tools::integer_in(1, 4096))
       ->capture_default_str();
   app->add_option("--create-size", options->create_size, "create: bytes of window memory per rank")
       ->check(one_size)

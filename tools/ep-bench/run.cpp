@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "cli_numbers.hpp"
 #include "mpi_check.hpp"
 #include "provenance.hpp"
 #include "session.hpp"
@@ -357,11 +358,11 @@ Subcommand setup_run(CLI::App& parent, SubcommandRegistry registry) {
   app->add_option("--watchdog", options->watchdog,
                   "End the job with a report when a case makes no progress for SECONDS (0: never)")
       ->type_name("SECONDS")
-      ->check(finite_range(0.0, 1e6))
+      ->check(tools::number_in(0.0, 1e6))
       ->capture_default_str();
   app->add_option("--noise-threshold", options->noise_threshold,
                   "Mark a result noisy when (p90 - min) / median of its repetitions exceeds this")
-      ->check(finite_range(0.0, 1e6))
+      ->check(tools::number_in(0.0, 1e6))
       ->capture_default_str();
   app->add_flag("--strict", options->strict,
                 "Fail (status 2, before running anything) when a case needs another number of "

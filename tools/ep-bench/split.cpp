@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "cli_numbers.hpp"
 #include "comm_bench_measure.hpp"
 #include "comm_bench_ops.hpp"
 #include "mpi_check.hpp"
@@ -67,7 +68,7 @@ Subcommand setup_split(CLI::App& parent) {
       "split", "Time to split a communicator and to free the result, cold and warm");
   add_comm_bench_options(*app, options->comm);
   app->add_option("--colors", options->colors, "Colors of the split: color = rank % colors")
-      ->check(CLI::Range(1, 1024))
+      ->transform(tools::integer_in(1, 1024))
       ->capture_default_str();
   app->footer(split_help);
   Subcommand command{app, [options] { return requested_thread_level(options->comm.bench); },

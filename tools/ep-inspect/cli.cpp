@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli_numbers.hpp"
 #include "provenance.hpp"
 
 namespace ep::inspect {
@@ -150,25 +151,13 @@ std::string chosen(const CLI::App& app) {
 }
 
 std::vector<int> parse_counts(const std::string& text) {
-  std::vector<int> counts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    int value = -1;
-    try {
-      value = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || value < 0 || value > 1024)
-      throw UsageError(fmt::format(
-          "create --ep '{}': '{}' is not an endpoint count (0..1024); give N or N0,N1,...", text,
-          item));
-    counts.push_back(value);
+  try {
+    const std::vector<std::int64_t> counts =
+        tools::parse_integer_list(text, 0, 1024, "an endpoint count");
+    return {counts.begin(), counts.end()};
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("create --ep {}; give N or N0,N1,...", e.what()));
   }
-  if (counts.empty()) throw UsageError("create --ep: empty list of endpoint counts");
-  return counts;
 }
 
 std::optional<OptionExpr> expression(const char* step, int index, const char* option,
