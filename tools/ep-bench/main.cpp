@@ -68,6 +68,21 @@ int finish_parse(const CLI::App& app, const CLI::ParseError& error, bool start_m
   return ep::tools::shared_verdict(code == 0 ? 0 : exit_usage, printer);
 }
 
+// "ep-bench bogus": CLI11 says only that a subcommand is required. The first
+// word that is no option is the subcommand the user meant: name it and the
+// subcommands there are. Empty when there is no such word.
+std::string unknown_subcommand(const CLI::App& app,
+                               const std::vector<ep::bench::Subcommand>& commands) {
+  for (const std::string& word : app.remaining()) {
+    if (word.empty() || word.front() == '-') continue;
+    std::string names;
+    for (const auto& command : commands)
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", command.app->get_name());
+    return fmt::format("'{}' is not a subcommand (expected one of {})", word, names);
+  }
+  return {};
+}
+
 // Runs the chosen subcommand; its exceptions become exit statuses.
 int invoke(const ep::bench::Subcommand& command, const ep::bench::Invocation& inv) {
   const std::string prefix = fmt::format("ep-bench {}", command.app->get_name());
@@ -145,8 +160,16 @@ int ep_bench(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // The subcommand named, if parsing got that far, decides whether MPI starts.
     bool start_mpi = true;
-    for (const auto& command : commands)
-      if (command.app->parsed()) start_mpi = command.needs_mpi;
+    bool named = false;
+    for (const auto& command : commands) {
+      if (!command.app->parsed()) continue;
+      start_mpi = command.needs_mpi;
+      named = true;
+    }
+    if (const std::string unknown =
+            named || e.get_exit_code() == 0 ? std::string() : unknown_subcommand(app, commands);
+        !unknown.empty())
+      return finish_parse(app, CLI::ParseError(unknown, CLI::ExitCodes::ExtrasError), start_mpi);
     return finish_parse(app, e, start_mpi);
   }
   for (const auto& command : commands) {

@@ -150,6 +150,25 @@ std::string chosen(const CLI::App& app) {
   return selected.empty() ? std::string() : selected.front()->get_name();
 }
 
+// A parse that selected no step: CLI11 says only that one is required. Names
+// the word that was meant as one (the first that is no option), or the
+// 'then' a scenario began with; empty when neither explains it.
+std::string missing_step(const CLI::App& app, std::size_t segment, std::size_t segments,
+                         std::size_t steps) {
+  for (const std::string& word : app.remaining()) {
+    if (word.empty() || word.front() == '-') continue;
+    if (segment == 0)
+      return fmt::format(
+          "'{}' is not a step (expected create, dup, split, intercomm, merge or read)", word);
+    return fmt::format("step {}: '{}' is not a step (expected dup, split, intercomm or merge)",
+                       steps, word);
+  }
+  if (segment == 0 && segments > 1)
+    return "a scenario starts with a step (create, dup, split, intercomm or merge), not with "
+           "'then'";
+  return {};
+}
+
 std::vector<int> parse_counts(const std::string& text) {
   try {
     const std::vector<std::int64_t> counts =
@@ -257,6 +276,15 @@ Parsed parse_command_line(int argc, char** argv) {
       }
       c.steps.push_back(make_step(*app, options, static_cast<int>(c.steps.size())));
     } catch (const CLI::ParseError& e) {
+      const std::string step = chosen(*app).empty() && e.get_exit_code() != 0
+                                   ? missing_step(*app, i, segments.size(), c.steps.size())
+                                   : std::string();
+      if (!step.empty()) {
+        parsed.done = true;
+        parsed.status = exit_usage;
+        parsed.text = fmt::format("ep-inspect: {}\nRun with --help for more information.\n", step);
+        return parsed;
+      }
       std::ostringstream out;
       std::ostringstream err;
       parsed.status = app->exit(e, out, err) == 0 ? 0 : exit_usage;
