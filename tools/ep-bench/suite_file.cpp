@@ -118,7 +118,7 @@ class Reader {
     if (!doc.is_object())
       fail("", fmt::format("expected an object with \"cases\", not {}", type_of(doc)));
     for (const auto& [key, value] : doc.items()) {
-      if (key != "description" && key != "defaults" && key != "cases" && key != "name")
+      if (key != "description" && key != "defaults" && key != "cases")
         fail(pointer_to("", key),
              "unknown key (a suite has \"description\", \"defaults\" and \"cases\")");
     }
