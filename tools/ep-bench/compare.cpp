@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -81,6 +82,15 @@ results::CaseFilter parse_filter(const std::string& option, const std::string& t
 // the one file.
 std::vector<Comparison> compare_within(const ResultFile& file, const CompareOptions& o) {
   const results::CaseFilter baseline = parse_filter("--baseline", o.baseline);
+  // A label no case has changes no pairing: a typo, refused as the filters
+  // refuse one.
+  for (const std::string& label : o.ignore) {
+    const auto has_it = [&](const results::ResultCase& c) {
+      return results::label_text(c, label).has_value();
+    };
+    if (std::none_of(file.cases.begin(), file.cases.end(), has_it))
+      throw UsageError(fmt::format("--ignore: no case of {} has a label '{}'", file.path, label));
+  }
   std::vector<Comparison> comparisons;
   for (const std::string& text : o.contenders) {
     const results::CaseFilter contender = parse_filter("--contender", text);
@@ -184,7 +194,7 @@ A filter is LABEL=VALUE[,LABEL=VALUE...] over the labels of the entries
 when their family and labels agree without the filters' labels, the suite
 case and the labels of placement (layout, processes, threads and endpoints
 per process); --ignore leaves out more (e.g. ranks, to pair 4 endpoints on
-2 processes with 2 MPI processes). --contender may be repeated: each
+2 processes with 2 MPI processes), labels that some case has. --contender may be repeated: each
 against the baseline.
 Runs without MPI: no mpirun needed.)";
 
