@@ -104,7 +104,7 @@ def check_success(args, code, out, err):
     check_series(document, args.prefix, args.families.split(","),
                  [int(s) for s in args.sizes.split(",")], repetitions)
     # The table goes where the JSON does not, and only one rank prints it.
-    tables = err if args.json == "-" else out
+    tables = err if tool_test.is_stdout(args.json) else out
     for title in sorted({table_title(args.prefix, f) for f in args.families.split(",")}):
         titles = tables.count(title)
         if titles != 1:
@@ -163,7 +163,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     tool_test.add_command_arguments(parser, launcher=True)
     parser.add_argument("--schema")
-    parser.add_argument("--json", help="where the run writes its JSON ('-': stdout)")
+    parser.add_argument("--json",
+                        help="where the run writes its JSON ('-' or /dev/stdout: stdout)")
     parser.add_argument("--expect", action="append", default=[], help="context KEY=VALUE")
     parser.add_argument("--prefix", default="p2p", help="the subcommand the families belong to")
     parser.add_argument("--families", default="latency,bandwidth,msgrate",

@@ -3,14 +3,17 @@
 
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
-      [--make KIND=FILE ...] [--link LINK=TARGET ...] [--timeout S]
-      -- ep-bench compare OLD.json NEW.json ...
+      [--make KIND=FILE ...] [--link LINK=TARGET ...] [--stdout-file PATH=TEXT]
+      [--timeout S] -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
 the first exactly once; no --absent TEXT may be (the checks of
 suites/harness/tool_test.py). With --json, the diff written there ('-': stdout) must
 have the documented shape, the first comparison's case NAME the verdict
-VERDICT, and the summary KEY the value VALUE (JSON).
+VERDICT, and the summary KEY the value VALUE (JSON); /dev/stdout is read
+from stdout as '-' is. With --stdout-file, PATH holds TEXT before the run,
+whose stdout is appended to it (a shell's `>> PATH`); afterwards PATH must
+still begin with TEXT, and what follows is the run's stdout.
 """
 
 import argparse
@@ -34,6 +37,10 @@ MADE = {
     # ... and as an entry's label.
     "deep-entry": lambda: ('{"context": {}, "benchmarks": [{"name": "a", "real_time": 1, '
                            '"deep": ' + '{"a":' * DEPTH + "0" + "}" * DEPTH + "}]}"),
+    # A copy of fixtures/base.json, for runs that must not write their input
+    # (and would destroy a fixture if they did).
+    "base": lambda: open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                                      "base.json")).read(),
 }
 
 
@@ -126,6 +133,8 @@ def main():
                         help="KIND=FILE: write a generated input first: " + ", ".join(MADE))
     parser.add_argument("--link", action="append", default=[],
                         help="LINK=TARGET: a symbolic link made before the run")
+    parser.add_argument("--stdout-file", metavar="PATH=TEXT",
+                        help="the run's stdout is appended to PATH, which holds TEXT before")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
     if args.json not in [spec.split("=", 1)[0] for spec in args.link]:
@@ -133,7 +142,13 @@ def main():
     make_files(args.make)
     make_links(args.link)
 
-    code, out, err = tool_test.launch(command, args.timeout)
+    if args.stdout_file:
+        path, text = tool_test.append_to_stdout_file(args.stdout_file)
+        code, out, err = tool_test.launch(command, args.timeout, stdout_path=path)
+        out = tool_test.read_stdout_file(path, text)
+        sys.stderr.write(out)
+    else:
+        code, out, err = tool_test.launch(command, args.timeout)
     tool_test.expect_status(code, args.status)
     tool_test.check_output(args.output, out, err)
     tool_test.check_absent(args.absent, out, err)

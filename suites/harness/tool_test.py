@@ -48,11 +48,13 @@ def command_of(parser, args, tool="the tool"):
     return ["" if word == "{empty}" else word for word in command]
 
 
-def launch(command, timeout, launcher=None, np=0, env=None):
+def launch(command, timeout, launcher=None, np=0, env=None, stdout_path=None):
     """Runs `command` (under `launcher -np np` when np > 0) and returns
     (exit status, stdout, stderr), both echoed to stderr for the test log.
-    On expiry the whole process group is killed, so that no rank keeps
-    spinning on the machine, and the test fails."""
+    With `stdout_path`, stdout is that file, opened for appending (as a
+    shell's `>>`), and the stdout returned is empty. On expiry the whole
+    process group is killed, so that no rank keeps spinning on the machine,
+    and the test fails."""
     full = ([launcher, "-np", str(np)] if launcher and np > 0 else []) + list(command)
     if launcher and np == 1:
         # After a process exits with a non-zero status, Open MPI 4.1's launcher
@@ -63,23 +65,54 @@ def launch(command, timeout, launcher=None, np=0, env=None):
         env = dict(os.environ if env is None else env)
         env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
     print("+", " ".join(full), file=sys.stderr)
-    process = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    stdout = open(stdout_path, "a") if stdout_path else subprocess.PIPE
+    process = subprocess.Popen(full, stdout=stdout, stderr=subprocess.PIPE, text=True,
                                env=env, start_new_session=True)
+    if stdout_path:
+        stdout.close()  # the child has its own descriptor
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        sys.stderr.write(out + err)
+        sys.stderr.write((out or "") + err)
         fail(f"no result after {timeout} s; the job was killed")
+    out = out or ""
     sys.stderr.write(out + err)
     return process.returncode, out, err
+
+
+def is_stdout(path):
+    """'-' and /dev/stdout: the run's JSON is on its stdout."""
+    return path in ("-", "/dev/stdout")
+
+
+def append_to_stdout_file(spec):
+    """PATH=TEXT: writes TEXT to PATH before a run whose stdout is appended
+    to it (launch's stdout_path); returns (PATH, TEXT)."""
+    path, text = spec.split("=", 1)
+    with open(path, "w") as f:
+        f.write(text)
+    return path, text
+
+
+def read_stdout_file(path, text):
+    """What a run appended to its stdout file, which must still begin with
+    the TEXT written before it: a run that replaced or truncated the file
+    that its stdout was open on destroyed that."""
+    with open(path) as f:
+        content = f.read()
+    if not content.startswith(text):
+        fail(f"{path} no longer begins with the {text!r} it held before the run: the run "
+             f"replaced or truncated the file its stdout was open on (it holds "
+             f"{content[:80]!r}...)")
+    return content[len(text):]
 
 
 def remove_stale(*paths):
     """Removes old outputs, so that a stale file cannot pass for this run's."""
     for path in paths:
-        if path and path != "-" and os.path.exists(path):
+        if path and not is_stdout(path) and os.path.exists(path):
             os.remove(path)
 
 
@@ -108,12 +141,13 @@ def check_absent(texts, out, err):
 
 
 def load_json(path_or_dash, out):
-    """The JSON a run wrote to a file, or to stdout for '-'."""
-    where = "stdout" if path_or_dash == "-" else path_or_dash
-    if path_or_dash != "-" and not os.path.exists(path_or_dash):
+    """The JSON a run wrote to a file, or to stdout for '-' (or /dev/stdout)."""
+    to_stdout = is_stdout(path_or_dash)
+    where = "stdout" if to_stdout else path_or_dash
+    if not to_stdout and not os.path.exists(path_or_dash):
         fail(f"{path_or_dash} was not written")
     try:
-        text = out if path_or_dash == "-" else open(path_or_dash).read()
+        text = out if to_stdout else open(path_or_dash).read()
         return json.loads(text)
     except json.JSONDecodeError as e:
         fail(f"{where} is not JSON: {e}")

@@ -39,6 +39,21 @@
     run (another machine). `ep-inspect read` of the lot, with and without
     --check, must exit 1, say TEXT and print no document.
 
+  run_inspect_test.py ... --dump --read ARGS [--stdout-file PATH=TEXT]
+                      [--fail TEXT ... --status K] -- ep-inspect SCENARIO...
+    After the run, `ep-inspect ARGS read DIR` of its dumps (ARGS: global
+    options, e.g. "-o /dev/full") must exit K and say every TEXT, or, without
+    --fail, succeed and print one document matching the schema. With
+    --stdout-file, PATH holds TEXT before that read, whose stdout is appended
+    to it (a shell's `>> PATH`); PATH must still begin with TEXT after it.
+
+  run_inspect_test.py --launcher L --np N --schema S --written PATH
+                      [--fifo PATH] [--link LINK=TARGET ...] -- ep-inspect -o PATH ...
+    The run succeeds, prints nothing on stdout, and what it wrote to PATH (a
+    named pipe made and read during the run with --fifo, a file otherwise)
+    is one document matching the schema; each LINK, a symbolic link made
+    before the run, must still be one after it.
+
 A plain --dump test also reads the directory together with one of its own
 files again: a file named twice is one view, not two.
 
@@ -60,8 +75,10 @@ import re
 import shlex
 import shutil
 import socket
+import stat
 import sys
 import tempfile
+import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
@@ -71,9 +88,9 @@ from tool_test import fail  # noqa: E402
 ID = re.compile(r"\bw\d+c\d+\b")
 
 
-def launch(args, command, env=None, np=None):
+def launch(args, command, env=None, np=None, stdout_path=None):
     return tool_test.launch(command, args.timeout, args.launcher, args.np if np is None else np,
-                            env=env)
+                            env=env, stdout_path=stdout_path)
 
 
 REPEAT = re.compile(r"\{(\d+)\*([^{}]+)\}")
@@ -282,6 +299,77 @@ def second_run(args, inspect, directory):
     return [directory] if other == directory else [directory, other]
 
 
+def read_test(args, inspect, directory):
+    """--read: `ep-inspect ARGS read DIR` of the dumps, as --fail or success."""
+    command = [inspect] + shlex.split(args.read) + ["read", directory]
+    if args.stdout_file:
+        path, text = tool_test.append_to_stdout_file(args.stdout_file)
+        code, out, err = launch(args, command, np=0, stdout_path=path)
+        out = tool_test.read_stdout_file(path, text)
+        sys.stderr.write(out)
+    else:
+        code, out, err = launch(args, command, np=0)
+    if args.fail:
+        tool_test.expect_status(code, args.status)
+        tool_test.check_output(args.fail, out, err)
+        return
+    tool_test.expect_status(code, 0)
+    try:
+        document = json.loads(out)
+    except json.JSONDecodeError as e:
+        fail(f"the read's stdout is not one JSON document: {e}")
+    validate(document, args.schema, "the read output")
+
+
+def written_test(args):
+    """--written: the document goes to a file, a named pipe or a link's target."""
+    for spec in args.link:
+        link, target = spec.split("=", 1)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
+    received = []
+    reader = None
+    if args.fifo:
+        if os.path.lexists(args.fifo):
+            os.remove(args.fifo)
+        os.mkfifo(args.fifo)
+
+        def read():
+            with open(args.fifo) as f:  # blocks until the run opens it
+                received.append(f.read())
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+    elif args.written not in [spec.split("=", 1)[0] for spec in args.link]:
+        tool_test.remove_stale(args.written)
+    code, out, err = launch(args, args.command)
+    tool_test.expect_status(code, 0)
+    if out.strip():
+        fail(f"the run printed on stdout although -o {args.written} was given")
+    if reader is not None:
+        reader.join(5)
+        if reader.is_alive():
+            with open(args.fifo, "w"):  # end the reader
+                pass
+            fail(f"nothing was written to the named pipe {args.fifo}")
+        if not stat.S_ISFIFO(os.lstat(args.fifo).st_mode):
+            fail(f"{args.fifo} is no longer a named pipe: the run replaced it")
+        text = received[0] if received else ""
+    else:
+        if not os.path.exists(args.written):
+            fail(f"{args.written} was not written")
+        text = open(args.written).read()
+    for spec in args.link:
+        if not os.path.islink(spec.split("=", 1)[0]):
+            fail(f"{spec.split('=', 1)[0]} is no longer a symbolic link: the run replaced it")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        fail(f"what was written to {args.written} is not one JSON document: {e}")
+    validate(document, args.schema, args.written)
+
+
 def dump_test(args, inspect):
     directory = tempfile.mkdtemp(prefix="ep-inspect-dump-")
     try:
@@ -303,6 +391,9 @@ def dump_test(args, inspect):
         if args.set:
             target = set_field(directory, args.set)
             expect_read_failure(args, inspect, directory, os.path.basename(target))
+            return
+        if args.read is not None:
+            read_test(args, inspect, directory)
             return
         if args.second:
             paths = second_run(args, inspect, directory)
@@ -355,10 +446,17 @@ def main():
     parser.add_argument("--second-np", type=int, default=1)
     parser.add_argument("--second-into", choices=["same", "other"], default="same")
     parser.add_argument("--second-host")
+    parser.add_argument("--read", metavar="ARGS", help="with --dump: ep-inspect ARGS read DIR")
+    parser.add_argument("--stdout-file", metavar="PATH=TEXT")
+    parser.add_argument("--written", metavar="PATH", help="the run's -o, checked after it")
+    parser.add_argument("--fifo", metavar="PATH", help="with --written: a named pipe")
+    parser.add_argument("--link", action="append", default=[], metavar="LINK=TARGET")
     args = parser.parse_args()
     args.command = [expand(a) for a in tool_test.command_of(parser, args, "ep-inspect")]
     if args.dump:
         dump_test(args, args.command[0])
+    elif args.written:
+        written_test(args)
     elif args.golden:
         golden_test(args)
     elif args.fail:

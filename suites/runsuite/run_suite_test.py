@@ -36,6 +36,10 @@ DEPTH = 200000
 MADE = {
     "deep-suite": lambda: ('{"cases": [{"sizes": ' + "[" * DEPTH + "]" * DEPTH +
                            ', "name": "a", "subcommand": "p2p", "impl": "mpi"}]}'),
+    # A copy of fixtures/tiny.json, for runs that must not write their suite
+    # file (and would destroy a fixture if they did).
+    "tiny": lambda: open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                                      "tiny.json")).read(),
 }
 
 CSV_HEADER = ["case", "name", "family", "impl", "ranks", "processes", "bytes", "iterations",
