@@ -7,7 +7,6 @@
 
 #include "cli_numbers.hpp"
 #include "mpi_check.hpp"
-#include "output_file.hpp"
 #include "provenance.hpp"
 #include "subcommand.hpp"
 
@@ -106,29 +105,6 @@ void require_thread_level(const BenchOptions& o, int provided) {
       "--impl {} needs MPI_THREAD_MULTIPLE, but the MPI library provided only {}; rebuild "
       "or configure MPI with thread support, or use --impl mpi",
       impl_name(impl), tools::thread_level_name(provided)));
-}
-
-}  // namespace ep::bench
-
-namespace ep::bench {
-
-void check_output_path(const std::string& path, int world_rank, std::string_view option) {
-  int writable = 1;
-  std::string problem;
-  if (world_rank == 0 && !path.empty() && path != "-") {
-    // Nothing is created or opened: a pipe would take the open as its
-    // reader's whole input, and a failed run should leave no empty file.
-    const OutputTarget target = resolve_output(path);
-    if (const std::string reason = output_problem(target); !reason.empty()) {
-      writable = 0;
-      problem = fmt::format("{}: cannot write {}: {}", option, describe_output(target), reason);
-    }
-  }
-  tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  // The reason is rank 0's; every rank throws, only rank 0 prints.
-  if (!writable)
-    throw UsageError(problem.empty() ? fmt::format("{}: cannot write '{}'", option, path)
-                                     : problem);
 }
 
 }  // namespace ep::bench

@@ -50,10 +50,4 @@ int requested_thread_level(const BenchOptions& options);
 /// Throws UsageError unless MPI gave the threading the implementation needs.
 void require_thread_level(const BenchOptions& options, int provided);
 
-/// Throws UsageError on every rank if world rank 0 cannot create the file
-/// `path` given to `option` (--json, --csv), so that a long run does not end
-/// in an unwritable path. "" and "-" pass.
-/// \note Collective over MPI_COMM_WORLD.
-void check_output_path(const std::string& path, int world_rank, std::string_view option = "--json");
-
 }  // namespace ep::bench

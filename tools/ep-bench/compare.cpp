@@ -14,6 +14,7 @@
 #include "bench_options.hpp"
 #include "cli_numbers.hpp"
 #include "comparison.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "result_file.hpp"
 
@@ -124,6 +125,7 @@ bool within_one_file(const CompareOptions& o) {
 
 int compare_all(const CompareOptions& o) {
   const bool within = within_one_file(o);
+  check_json_output(o.json_path, o.files);
   std::vector<ResultFile> files;
   for (const auto& path : o.files) files.push_back(load_result_file(path));
   for (const ResultFile& file : files) require_repetitions(file);
@@ -131,7 +133,7 @@ int compare_all(const CompareOptions& o) {
       within ? compare_within(files[0], o) : compare_files(files, o);
   require_pairs(comparisons);
 
-  std::FILE* out = o.json_path == "-" ? stderr : stdout;
+  std::FILE* out = tools::writes_stdout(o.json_path) ? stderr : stdout;
   Counts total;
   Json list = Json::array();
   for (std::size_t i = 0; i < comparisons.size(); ++i) {
@@ -181,7 +183,8 @@ Exit status, for CI gates:
   2  a wrong command line, or a file that cannot be used: unreadable, not
      JSON, a field of the wrong type or out of range, context.schema_version
      missing or not 1, layouts that differ without --force, filters that
-     select nothing; or --json that cannot be written (path and reason)
+     select nothing; or --json that cannot be written (path and reason),
+     is empty or is one of the files compared
   3  nothing to compare: a file without benchmarks or with aggregates only
      (no repetitions), or two sides without a case in common
 

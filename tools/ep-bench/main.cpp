@@ -27,6 +27,7 @@
 #include "merge.hpp"
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
+#include "output_file.hpp"
 #include "p2p.hpp"
 #include "rma.hpp"
 #include "run.hpp"
@@ -126,6 +127,16 @@ int run(const ep::bench::Subcommand& command, int argc, char** argv) {
   return status;
 }
 
+// --json '' and --csv '' were taken for no option at all: an empty path is
+// refused by every subcommand that writes files.
+void refuse_empty_output_paths(const std::vector<ep::bench::Subcommand>& commands) {
+  const CLI::Validator named_file(
+      [](std::string& path) { return ep::tools::output_name_problem(path); }, "");
+  for (const auto& command : commands)
+    for (const char* name : {"--json", "--csv"})
+      if (CLI::Option* option = command.app->get_option_no_throw(name)) option->check(named_file);
+}
+
 // One line per subcommand: each file adds its own options and knows how to run.
 std::vector<ep::bench::Subcommand> subcommands(CLI::App& app) {
   return {ep::bench::setup_p2p(app),       ep::bench::setup_split(app),
@@ -154,6 +165,7 @@ int ep_bench(int argc, char** argv) {
   std::vector<ep::bench::Subcommand> commands = subcommands(app);
   // run parses each case of a suite with a fresh set of the others.
   commands.push_back(ep::bench::setup_run(app, subcommands));
+  refuse_empty_output_paths(commands);
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "output_file.hpp"
+#include "subcommand.hpp"
 
 namespace ep::bench {
 
@@ -104,7 +105,20 @@ Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
 }
 
 void write_json(const std::string& path, const nlohmann::ordered_json& document) {
-  write_output("--json", path, document.dump(2) + "\n");
+  tools::write_output("--json", path, document.dump(2) + "\n");
+}
+
+void check_json_output(const std::string& path, const std::vector<std::string>& inputs) {
+  if (path.empty()) return;
+  std::vector<tools::NamedFile> files;
+  for (const std::string& input : inputs) files.push_back({"the result file", input});
+  if (std::string collision = tools::output_collision({{"--json", path}}, files);
+      !collision.empty())
+    throw UsageError(collision);
+  const tools::OutputTarget target = tools::resolve_output(path);
+  if (const std::string reason = tools::output_problem(target); !reason.empty())
+    throw UsageError(
+        fmt::format("--json: cannot write {}: {}", tools::describe_output(target), reason));
 }
 
 void Table::print_title(std::string_view title) const {

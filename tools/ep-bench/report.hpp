@@ -65,10 +65,16 @@ std::optional<Summary> summarize_metric(const Series& series,
 Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
                      double noise_threshold = default_noise_threshold);
 
-/// Writes a JSON document to path ("-": stdout) as write_output does
-/// (output_file.hpp: links followed, files replaced atomically, devices and
-/// pipes written in place). Throws OutputError naming the path and why.
+/// Writes a JSON document to path ("-": stdout) as tools::write_output does
+/// (tools/common/output_file.hpp: links followed, files replaced atomically,
+/// devices, pipes and descriptors written in place). Throws
+/// tools::OutputError naming the path and why.
 void write_json(const std::string& path, const nlohmann::ordered_json& document);
+
+/// compare and summary, before reading anything: throws UsageError if --json
+/// `path` is one of the result files `inputs` (writing it would destroy the
+/// input) or cannot be written. "" passes.
+void check_json_output(const std::string& path, const std::vector<std::string>& inputs);
 
 /// A right-aligned text table, printed row by row as results arrive.
 class Table {

@@ -297,7 +297,8 @@ int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv
                                  inv.world_size, inv.world_size == 1 ? "" : "es",
                                  skipped.front().second));
 
-  const SessionSettings settings{o.json_path, o.csv_path, o.quiet, o.watchdog, o.noise_threshold};
+  const SessionSettings settings{o.json_path, o.csv_path,        o.quiet,
+                                 o.watchdog,  o.noise_threshold, {{"the suite file", o.suite}}};
   auto session = std::make_shared<Session>(settings, inv);
   session->begin_suite(describe_bench_run(inv, 1,
                                           {{"subcommand", "run"},

@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include <fmt/core.h>
+#include <mpi.h>
 #include <unistd.h>
 
 #include <array>
@@ -46,6 +47,34 @@ std::string csv_number(std::optional<double> value) {
   return value ? fmt::format("{:.6g}", *value) : std::string();
 }
 
+// World rank 0's view of the outputs (it writes them): "" if they can be
+// written, else what is wrong. Nothing is created or opened: a pipe would
+// take the open as its reader's whole input, and a run refused here should
+// leave no empty file.
+std::string output_files_problem(const SessionSettings& s) {
+  const std::vector<tools::NamedFile> outputs{{"--json", s.json_path}, {"--csv", s.csv_path}};
+  if (std::string collision = tools::output_collision(outputs, s.inputs); !collision.empty())
+    return collision;
+  for (const auto& [option, path] : outputs) {
+    if (path.empty()) continue;
+    const tools::OutputTarget target = tools::resolve_output(path);
+    if (const std::string reason = tools::output_problem(target); !reason.empty())
+      return fmt::format("{}: cannot write {}: {}", option, tools::describe_output(target), reason);
+  }
+  return {};
+}
+
+// Every rank throws alike when rank 0 finds a problem; only rank 0 prints.
+void check_output_files(const SessionSettings& s, int world_rank) {
+  std::string problem;
+  if (world_rank == 0) problem = output_files_problem(s);
+  int usable = problem.empty() ? 1 : 0;
+  tools::check(MPI_Bcast(&usable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (!usable)
+    throw UsageError(problem.empty() ? "an output file cannot be written (world rank 0 says why)"
+                                     : problem);
+}
+
 constexpr const char* csv_header =
     "case,name,family,impl,ranks,processes,bytes,iterations,repetitions,time_unit,min,median,"
     "mean,p90,max,stddev,bytes_per_second_median,items_per_second_median,spread,noisy,"
@@ -54,25 +83,26 @@ constexpr const char* csv_header =
 }  // namespace
 
 SessionSettings SessionSettings::from(const BenchOptions& bench) {
-  return {bench.json_path, bench.csv_path, bench.quiet, bench.watchdog, bench.noise_threshold};
+  return {bench.json_path, bench.csv_path, bench.quiet, bench.watchdog, bench.noise_threshold, {}};
 }
 
 Session::Session(const SessionSettings& settings, const Invocation& inv)
     : settings_(settings),
       writer_(inv.world_rank == 0),
-      table_out_(settings.json_path == "-" || settings.csv_path == "-" ? stderr : stdout),
+      table_out_(tools::writes_stdout(settings.json_path) || tools::writes_stdout(settings.csv_path)
+                     ? stderr
+                     : stdout),
       progress_(writer_ && !settings.quiet && isatty(STDERR_FILENO) != 0) {
   if (settings.json_path == "-" && settings.csv_path == "-")
     throw UsageError("--json - and --csv - would both write to stdout; give one of them a file");
-  check_output_path(settings.json_path, inv.world_rank, "--json");
-  check_output_path(settings.csv_path, inv.world_rank, "--csv");
+  check_output_files(settings, inv.world_rank);
   document_ = {{"context", nlohmann::ordered_json::object()},
                {"benchmarks", nlohmann::ordered_json::array()}};
   if (writer_) {
-    // A pipe or a device cannot be rewritten as results come: it gets the
-    // files once, at the end, as stdout does.
+    // A pipe, a device or a descriptor cannot be rewritten as results come:
+    // it gets the files once, at the end, as stdout does.
     const auto at_end = [](const std::string& path) {
-      return path == "-" || (!path.empty() && !resolve_output(path).replaceable);
+      return !path.empty() && !tools::resolve_output(path).replaceable;
     };
     json_at_end_ = at_end(settings.json_path);
     csv_at_end_ = at_end(settings.csv_path);
@@ -248,7 +278,7 @@ void Session::write_json_file(bool last) {
   try {
     write_json(settings_.json_path, document_);
     json_error_.clear();
-  } catch (const OutputError& e) {
+  } catch (const tools::OutputError& e) {
     json_error_ = e.what();
   }
 }
@@ -256,9 +286,9 @@ void Session::write_json_file(bool last) {
 void Session::write_csv_file(bool last) {
   if (!writer_ || settings_.csv_path.empty() || (csv_at_end_ && !last)) return;
   try {
-    write_output("--csv", settings_.csv_path, csv_text_);
+    tools::write_output("--csv", settings_.csv_path, csv_text_);
     csv_error_.clear();
-  } catch (const OutputError& e) {
+  } catch (const tools::OutputError& e) {
     csv_error_ = e.what();
   }
 }

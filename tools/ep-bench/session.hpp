@@ -2,9 +2,11 @@
 // runs. Every subcommand writes through a Session, so each gets the same
 // methodology around its measurements:
 //   - the result files, rewritten as each case finishes (atomically: a
-//     temporary file renamed over the old one; output_file.hpp), so a crash
-//     or an abort keeps what was done; stdout, a pipe or a device gets them
-//     once, at the end. A file that could not be written is said at the end,
+//     temporary file renamed over the old one; tools/common/output_file.hpp),
+//     so a crash or an abort keeps what was done; stdout (also as
+//     /dev/stdout), a pipe or a device gets them once, at the end. Outputs
+//     that are one file, or an output that is an input, are refused before
+//     anything runs. A file that could not be written is said at the end,
 //     with the path and the reason, and the exit status is 1;
 //   - noisy cases flagged in the table and in the JSON, with a hint;
 //   - a note when busy threads outnumber cores, on stdout and in the JSON;
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "bench_options.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "stats.hpp"
 #include "subcommand.hpp"
@@ -50,14 +53,17 @@ struct SessionSettings {
   bool quiet = false;
   double watchdog = 120;
   double noise_threshold = default_noise_threshold;
+  /// Files the job reads (the suite of `ep-bench run`), which no output may be.
+  std::vector<tools::NamedFile> inputs;
 
   static SessionSettings from(const BenchOptions& bench);
 };
 
 class Session {
  public:
-  /// Checks that the files can be written (UsageError on every rank
-  /// otherwise) and starts the watchdog. \note Collective over MPI_COMM_WORLD.
+  /// Checks that the files can be written and that none is another or an
+  /// input (UsageError on every rank otherwise, world rank 0's verdict), and
+  /// starts the watchdog. \note Collective over MPI_COMM_WORLD.
   Session(const SessionSettings& settings, const Invocation& inv);
   ~Session();
   Session(const Session&) = delete;
@@ -65,7 +71,8 @@ class Session {
 
   /// World rank 0, the only one that prints and writes.
   bool writer() const { return writer_; }
-  /// Where tables go: stdout, or stderr when JSON or CSV go to stdout.
+  /// Where tables go: stdout, or stderr when JSON or CSV go to stdout ("-",
+  /// /dev/stdout).
   std::FILE* table_out() const { return table_out_; }
   double noise_threshold() const { return settings_.noise_threshold; }
 

@@ -67,6 +67,7 @@ int print_ratios(const SummaryOptions& o, const std::vector<results::ResultFile>
 }
 
 int summarize_files(const SummaryOptions& o) {
+  check_json_output(o.json_path, o.files);
   std::vector<results::ResultFile> files;
   for (const auto& path : o.files) files.push_back(results::load_result_file(path));
   if (o.ratios) return print_ratios(o, files);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli_numbers.hpp"
+#include "output_file.hpp"
 #include "provenance.hpp"
 
 namespace ep::inspect {
@@ -111,7 +112,9 @@ std::unique_ptr<CLI::App> make_app(Command& c, StepOptions& s, bool first) {
   app->add_flag("--check", c.check,
                 "Check invariants and MPI's ordering rules; exit 1 on a failure");
   app->add_option("--output,-o", c.output, "Write to FILE instead of stdout ('-': stdout)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(CLI::Validator([](std::string& path) { return ep::tools::output_name_problem(path); },
+                             ""));
   app->require_subcommand(1, 1);
   app->footer(footer);
   auto sub = [&](const char* name, const char* what) {

@@ -28,7 +28,7 @@ class UsageError : public std::runtime_error {
 struct Command {
   std::string format = "json";  // json | table
   bool check = false;
-  std::string output;  // "" or "-": stdout
+  std::string output;  // "" (no -o) or "-": stdout; written as tools::write_output does
   bool read = false;
   std::vector<std::string> read_paths;
   std::vector<Step> steps;  // starts with create (implicit: create --ep 2)

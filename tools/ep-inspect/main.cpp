@@ -31,6 +31,7 @@
 #include "json_input.hpp"
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
+#include "output_file.hpp"
 #include "provenance.hpp"
 #include "runner.hpp"
 #include "runs.hpp"
@@ -49,23 +50,41 @@ bool printing_rank() {
   return true;
 }
 
-// Writes the document (or its table) where --output says; false if it cannot.
+// The path --output names: stdout without one.
+std::string output_path(const Command& c) { return c.output.empty() ? "-" : c.output; }
+
+// Empty if --output can be written, else why not; opens nothing (a named
+// pipe's reader would take an open and close for its whole input).
+std::string output_problem(const Command& c) {
+  const ep::tools::OutputTarget target = ep::tools::resolve_output(output_path(c));
+  if (const std::string reason = ep::tools::output_problem(target); !reason.empty())
+    return fmt::format("--output: cannot write {}: {}", ep::tools::describe_output(target), reason);
+  return {};
+}
+
+std::string table_text(const ordered_json& merged) {
+  char* data = nullptr;
+  std::size_t size = 0;
+  std::FILE* memory = open_memstream(&data, &size);
+  if (memory == nullptr) throw std::runtime_error("cannot format the table: out of memory");
+  print_table(memory, merged);
+  std::fclose(memory);
+  std::string text(data, size);
+  std::free(data);
+  return text;
+}
+
+// Writes the document (or its table) where --output says, as ep-bench writes
+// its files (tools/common/output_file.hpp); false and why if it cannot.
 bool emit(const Command& c, const ordered_json& merged, std::string* why) {
-  const bool to_stdout = c.output.empty() || c.output == "-";
-  std::FILE* out = to_stdout ? stdout : std::fopen(c.output.c_str(), "w");
-  if (!out) {
-    *why = fmt::format("--output: cannot write '{}': {}", c.output, std::strerror(errno));
+  const std::string text = c.format == "table" ? table_text(merged) : merged.dump(2) + "\n";
+  try {
+    ep::tools::write_output("--output", output_path(c), text);
+  } catch (const ep::tools::OutputError& e) {
+    *why = e.what();
     return false;
   }
-  if (c.format == "table") {
-    print_table(out, merged);
-  } else {
-    fmt::print(out, "{}\n", merged.dump(2));
-  }
-  const bool ok = std::fflush(out) == 0;
-  if (!to_stdout) std::fclose(out);
-  if (!ok) *why = fmt::format("--output: cannot write '{}'", c.output);
-  return ok;
+  return true;
 }
 
 // The verdict after the document is out: failures on stderr, and the status.
@@ -82,7 +101,8 @@ int finish(const Command& c, const ordered_json& merged, const Findings& f) {
   return exit_failed;
 }
 
-std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
+std::vector<Dump> load(const std::vector<std::string>& paths, const std::string& output,
+                       Findings& f) {
   namespace fs = std::filesystem;
   std::vector<std::string> given;
   for (const std::string& path : paths) {
@@ -114,6 +134,12 @@ std::vector<Dump> load(const std::vector<std::string>& paths, Findings& f) {
     const fs::path canonical = fs::weakly_canonical(file, error);
     if (error || seen.insert(canonical).second) files.push_back(file);
   }
+  // --output onto a dump would destroy it.
+  std::vector<ep::tools::NamedFile> inputs;
+  for (const std::string& file : files) inputs.push_back({"the dump", file});
+  if (const std::string collision = ep::tools::output_collision({{"--output", output}}, inputs);
+      !collision.empty())
+    throw UsageError(collision);
   std::vector<Dump> dumps;
   for (const std::string& file : files) {
     std::ifstream in(file);
@@ -142,7 +168,8 @@ int run_read(const Command& c) {
   Findings f;
   std::vector<Dump> dumps;
   try {
-    dumps = load(c.read_paths, f);
+    if (const std::string problem = output_problem(c); !problem.empty()) throw UsageError(problem);
+    dumps = load(c.read_paths, c.output, f);
   } catch (const UsageError& e) {
     if (printing_rank()) fmt::print(stderr, "ep-inspect: {}\n", e.what());
     return ep::tools::shared_verdict(exit_usage, printing_rank());
@@ -175,20 +202,13 @@ int run_scenario_job(const Command& c, int rank, int size) {
     if (rank == 0) fmt::print(stderr, "ep-inspect: {}\n", e.what());
     return ep::tools::shared_verdict(exit_usage, rank == 0);
   }
-  // An unwritable --output is found before the run, on every rank alike.
-  int writable = 1;
-  std::string why;
-  if (rank == 0 && !c.output.empty() && c.output != "-") {
-    std::ofstream probe(c.output, std::ios::app);
-    if (!probe) {
-      writable = 0;
-      why = std::strerror(errno);
-    }
-  }
+  // An unwritable --output is found before the run (rank 0's view: it
+  // writes), on every rank alike.
+  const std::string problem = rank == 0 ? output_problem(c) : std::string();
+  int writable = problem.empty() ? 1 : 0;
   ep::tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (!writable) {
-    if (rank == 0)
-      fmt::print(stderr, "ep-inspect: --output: cannot write '{}': {}\n", c.output, why);
+    if (rank == 0) fmt::print(stderr, "ep-inspect: {}\n", problem);
     return ep::tools::shared_verdict(exit_usage, rank == 0);
   }
   const nlohmann::json reports = gather_reports(run_scenario(*model, c.steps, rank));
