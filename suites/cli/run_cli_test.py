@@ -27,6 +27,9 @@ Output files that are not plain files, for any kind of test:
                       JSON document, or a CSV file when it starts with
                       "case,".
 
+--bytes makes %HH in the command line, --json and --setenv NAME=VALUE stand
+for the byte HH (names and values that are not UTF-8).
+
 The launch is bounded by --timeout; on expiry its whole process group is
 killed so that no rank keeps spinning on the machine (suites/harness/
 tool_test.py, which every tool test runner shares).
@@ -182,6 +185,9 @@ def main():
                         help="a named pipe made before the run and read during it")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
+    args.json = tool_test.maybe_bytes(args, args.json)
+    args.fail = [tool_test.maybe_bytes(args, text) for text in args.fail]
+    args.output = [tool_test.maybe_bytes(args, text) for text in args.output]
     if not args.fail and not args.output and not (args.json and args.schema):
         parser.error("a success test needs --json and --schema")
     links = [spec.split("=", 1)[0] for spec in args.link]
@@ -189,7 +195,8 @@ def main():
         tool_test.remove_stale(args.json)
     readers = make_specials(args)
 
-    code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np)
+    code, out, err = tool_test.launch(command, args.timeout, args.launcher, args.np,
+                                      env=tool_test.environment_of(args))
     if args.fail:
         if code == 0:
             fail("exit status 0, expected a failure")

@@ -3,8 +3,9 @@
 
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
-      [--make KIND=FILE ...] [--link LINK=TARGET ...] [--stdout-file PATH=TEXT]
-      [--timeout S] -- ep-bench compare OLD.json NEW.json ...
+      [--make KIND=FILE ...] [--link LINK=TARGET ...] [--copy FILE=COPY ...]
+      [--stdout-file PATH=TEXT] [--bytes] [--timeout S]
+      -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
 the first exactly once; no --absent TEXT may be (the checks of
@@ -13,12 +14,15 @@ have the documented shape, the first comparison's case NAME the verdict
 VERDICT, and the summary KEY the value VALUE (JSON); /dev/stdout is read
 from stdout as '-' is. With --stdout-file, PATH holds TEXT before the run,
 whose stdout is appended to it (a shell's `>> PATH`); afterwards PATH must
-still begin with TEXT, and what follows is the run's stdout.
+still begin with TEXT, and what follows is the run's stdout. With --bytes,
+%HH in the command line, --json and --copy's COPY stands for the byte HH
+(file names that are not UTF-8).
 """
 
 import argparse
 import json
 import os
+import shutil
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -65,6 +69,13 @@ def make_files(specs):
         kind, path = spec.split("=", 1)
         with open(path, "w") as f:
             f.write(MADE[kind]())
+
+
+def copy_files(args):
+    """--copy FILE=COPY: COPY made afresh as a copy of FILE."""
+    for spec in args.copy:
+        source, copy = spec.split("=", 1)
+        shutil.copyfile(source, tool_test.maybe_bytes(args, copy))
 
 
 def require(document, keys, where):
@@ -135,20 +146,27 @@ def main():
                         help="LINK=TARGET: a symbolic link made before the run")
     parser.add_argument("--stdout-file", metavar="PATH=TEXT",
                         help="the run's stdout is appended to PATH, which holds TEXT before")
+    parser.add_argument("--copy", action="append", default=[],
+                        help="FILE=COPY: a copy of FILE made before the run")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
+    args.json = tool_test.maybe_bytes(args, args.json)
+    args.output = [tool_test.maybe_bytes(args, text) for text in args.output]
+    args.absent = [tool_test.maybe_bytes(args, text) for text in args.absent]
     if args.json not in [spec.split("=", 1)[0] for spec in args.link]:
         tool_test.remove_stale(args.json)
     make_files(args.make)
     make_links(args.link)
+    copy_files(args)
 
+    env = tool_test.environment_of(args)
     if args.stdout_file:
         path, text = tool_test.append_to_stdout_file(args.stdout_file)
-        code, out, err = tool_test.launch(command, args.timeout, stdout_path=path)
+        code, out, err = tool_test.launch(command, args.timeout, env=env, stdout_path=path)
         out = tool_test.read_stdout_file(path, text)
         sys.stderr.write(out)
     else:
-        code, out, err = tool_test.launch(command, args.timeout)
+        code, out, err = tool_test.launch(command, args.timeout, env=env)
     tool_test.expect_status(code, args.status)
     tool_test.check_output(args.output, out, err)
     tool_test.check_absent(args.absent, out, err)

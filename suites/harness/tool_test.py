@@ -16,6 +16,7 @@ it from here:
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -35,17 +36,49 @@ def add_command_arguments(parser, launcher=False):
         parser.add_argument("--np", type=int, required=True,
                             help="processes; 0 runs the tool without the launcher")
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--bytes", action="store_true",
+                        help="%%HH in the command line, --setenv and the runner's file options "
+                             "stands for the byte HH (names that are not UTF-8)")
+    parser.add_argument("--setenv", action="append", default=[],
+                        help="NAME=VALUE: set in the tool's environment")
     parser.add_argument("command", nargs=argparse.REMAINDER,
                         help="the tool's command line, after --")
 
 
+def unescape_bytes(text):
+    """'%HH' as the byte HH, the way Python holds a file name or argument
+    that is not UTF-8 (os.fsencode's surrogate escape): a test can then hand
+    a tool such bytes, which CMake's arguments cannot carry."""
+    if text is None:
+        return None
+    return re.sub(r"%([0-9a-fA-F]{2})",
+                  lambda m: os.fsdecode(bytes([int(m.group(1), 16)])), text)
+
+
+def maybe_bytes(args, text):
+    """`text` with --bytes' escapes decoded when the test gave --bytes."""
+    return unescape_bytes(text) if getattr(args, "bytes", False) else text
+
+
 def command_of(parser, args, tool="the tool"):
     """The command after '--', which must be there. A word {empty} stands
-    for an empty argument, which CMake drops from the lists of add_test."""
+    for an empty argument, which CMake drops from the lists of add_test;
+    with --bytes, %HH stands for the byte HH."""
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error(f"give {tool}'s command line after --")
-    return ["" if word == "{empty}" else word for word in command]
+    return ["" if word == "{empty}" else maybe_bytes(args, word) for word in command]
+
+
+def environment_of(args):
+    """The tool's environment: ours plus --setenv, or None without it."""
+    if not getattr(args, "setenv", None):
+        return None
+    env = dict(os.environ)
+    for spec in args.setenv:
+        name, value = spec.split("=", 1)
+        env[name] = maybe_bytes(args, value)
+    return env
 
 
 def launch(command, timeout, launcher=None, np=0, env=None, stdout_path=None):
@@ -64,10 +97,12 @@ def launch(command, timeout, launcher=None, np=0, env=None, stdout_path=None):
         # with more, the default stays, so that no rank is cut off mid-message.
         env = dict(os.environ if env is None else env)
         env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
-    print("+", " ".join(full), file=sys.stderr)
+    print("+", " ".join(full).encode("utf-8", "backslashreplace").decode(), file=sys.stderr)
     stdout = open(stdout_path, "a") if stdout_path else subprocess.PIPE
+    # A tool may print bytes that are not UTF-8 (a path it was given): kept
+    # as surrogate escapes, so that the checks see the text as printed.
     process = subprocess.Popen(full, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                               env=env, start_new_session=True)
+                               errors="surrogateescape", env=env, start_new_session=True)
     if stdout_path:
         stdout.close()  # the child has its own descriptor
     try:
@@ -75,11 +110,16 @@ def launch(command, timeout, launcher=None, np=0, env=None, stdout_path=None):
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        sys.stderr.write((out or "") + err)
+        echo((out or "") + err)
         fail(f"no result after {timeout} s; the job was killed")
     out = out or ""
-    sys.stderr.write(out + err)
+    echo(out + err)
     return process.returncode, out, err
+
+
+def echo(text):
+    """Writes what a tool printed to stderr, bytes that are not UTF-8 escaped."""
+    sys.stderr.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 def is_stdout(path):

@@ -54,6 +54,10 @@
     is one document matching the schema; each LINK, a symbolic link made
     before the run, must still be one after it.
 
+--dir-name NAME (with --bytes, %HH in NAME, --setenv's values and the command
+line is the byte HH) gives the dumps a directory of that name; --setenv
+NAME=VALUE sets a variable for a --fail test's run.
+
 A plain --dump test also reads the directory together with one of its own
 files again: a file named twice is one view, not two.
 
@@ -200,7 +204,7 @@ def golden_test(args):
 
 
 def fail_test(args):
-    code, out, err = launch(args, args.command)
+    code, out, err = launch(args, args.command, env=tool_test.environment_of(args))
     tool_test.expect_status(code, args.status)
     tool_test.check_output(args.fail, out, err)
 
@@ -371,7 +375,10 @@ def written_test(args):
 
 
 def dump_test(args, inspect):
-    directory = tempfile.mkdtemp(prefix="ep-inspect-dump-")
+    base = tempfile.mkdtemp(prefix="ep-inspect-dump-")
+    directory = base
+    if args.dir_name:  # EP_INSPECT a directory of that name in the temporary one
+        directory = os.path.join(base, tool_test.maybe_bytes(args, args.dir_name))
     try:
         env = dict(os.environ, EP_INSPECT=directory)
         code, out, err = launch(args, args.command + ["--format", "json"], env=env)
@@ -410,7 +417,7 @@ def dump_test(args, inspect):
         validate(read, args.schema, "the read output")
         compare_with_dumps(scenario, read)
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def compare_with_dumps(scenario, read):
@@ -451,7 +458,10 @@ def main():
     parser.add_argument("--written", metavar="PATH", help="the run's -o, checked after it")
     parser.add_argument("--fifo", metavar="PATH", help="with --written: a named pipe")
     parser.add_argument("--link", action="append", default=[], metavar="LINK=TARGET")
+    parser.add_argument("--dir-name", help="--dump: EP_INSPECT names a directory NAME (made by "
+                                           "libep) in a temporary one")
     args = parser.parse_args()
+    args.fail = [tool_test.maybe_bytes(args, text) for text in args.fail]
     args.command = [expand(a) for a in tool_test.command_of(parser, args, "ep-inspect")]
     if args.dump:
         dump_test(args, args.command[0])

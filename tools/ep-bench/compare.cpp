@@ -249,6 +249,11 @@ int run_compare(const CompareOptions& options) {
   } catch (const NothingToCompare& e) {
     fmt::print(stderr, "ep-bench compare: {}\n", e.what());
     return exit_nothing_compared;
+  } catch (const UsageError&) {
+    throw;                             // said by main, as every usage error
+  } catch (const std::exception& e) {  // none is expected: still a verdict, never "regression"
+    fmt::print(stderr, "ep-bench compare: cannot use the input: {}\n", e.what());
+    return exit_usage;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "json_output.hpp"
 #include "output_file.hpp"
 #include "subcommand.hpp"
 
@@ -105,9 +106,16 @@ Noise append_entries(nlohmann::ordered_json& benchmarks, const Series& series,
 }
 
 void write_json(const std::string& path, const nlohmann::ordered_json& document) {
-  tools::write_output("--json", path, document.dump(2) + "\n");
+  std::string text;
+  try {
+    text = tools::dump_json(document, 2) + "\n";
+  } catch (const std::exception& e) {
+    // Said like a write that failed: a run keeps going and reports it at
+    // the end, never aborts its job over the file (type_error.316 did).
+    throw tools::OutputError(fmt::format("cannot write --json '{}': {}", path, e.what()));
+  }
+  tools::write_output("--json", path, text);
 }
-
 void check_json_output(const std::string& path, const std::vector<std::string>& inputs) {
   if (path.empty()) return;
   std::vector<tools::NamedFile> files;

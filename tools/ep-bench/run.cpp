@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli_numbers.hpp"
+#include "json_output.hpp"
 #include "mpi_check.hpp"
 #include "provenance.hpp"
 #include "session.hpp"
@@ -112,9 +113,9 @@ std::vector<std::string> words_of(const Suite& suite, const SuiteOption& o,
   if (o.value.is_boolean())
     throw SuiteError(suite.file, o.pointer,
                      fmt::format("{} takes a value: expected a string or a number, not {}", flag,
-                                 o.value.dump()));
+                                 tools::dump_json(o.value)));
   const auto word = [](const nlohmann::ordered_json& v) {
-    return v.is_string() ? v.get<std::string>() : v.dump();
+    return v.is_string() ? v.get<std::string>() : tools::dump_json(v);
   };
   if (!o.value.is_array()) return {flag, word(o.value)};
   std::string joined;

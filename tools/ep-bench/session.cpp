@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "json_output.hpp"
 #include "mpi_check.hpp"
 #include "output_file.hpp"
 #include "provenance.hpp"
@@ -298,7 +299,7 @@ void Session::write_csv_row(const Series& s, const Summary& time, const Noise& n
   const auto label = [&](const char* key) {
     if (!s.labels.contains(key)) return std::string();
     const auto& v = s.labels[key];
-    return v.is_string() ? v.get<std::string>() : v.dump();
+    return v.is_string() ? v.get<std::string>() : tools::dump_json(v);
   };
   const auto median = [&](std::optional<double> Repetition::*metric) -> std::optional<double> {
     const auto summary = summarize_metric(s, metric);

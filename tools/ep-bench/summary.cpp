@@ -112,6 +112,11 @@ int run_summary(const SummaryOptions& options) {
   } catch (const results::ResultFileError& e) {
     fmt::print(stderr, "ep-bench summary: {}\n", e.what());
     return exit_usage;
+  } catch (const UsageError&) {
+    throw;                             // said by main, as every usage error
+  } catch (const std::exception& e) {  // none is expected: still a verdict, never "regression"
+    fmt::print(stderr, "ep-bench summary: cannot use the input: {}\n", e.what());
+    return exit_usage;
   }
 }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "json_output.hpp"
+
 namespace ep::inspect {
 
 namespace {
@@ -67,7 +69,7 @@ void check_views(const std::string& id, const std::vector<const Dump*>& views, c
     if (const std::string diff = first_difference(common, common_part(d->doc)); !diff.empty())
       f.fail(fmt::format("{}: the views of {} and {} differ {}", id, views.front()->file, d->file,
                          diff));
-    ranks += (ranks.empty() ? "" : ", ") + d->doc["viewer"]["mpi_rank"].dump();
+    ranks += (ranks.empty() ? "" : ", ") + tools::dump_json(d->doc["viewer"]["mpi_rank"]);
   }
   for (const json& proc : common["processes"]) {
     const bool found = std::any_of(views.begin(), views.end(), [&](const Dump* d) {

@@ -29,6 +29,7 @@
 #include "cli.hpp"
 #include "collect.hpp"
 #include "json_input.hpp"
+#include "json_output.hpp"
 #include "mpi_check.hpp"
 #include "mpi_lifetime.hpp"
 #include "output_file.hpp"
@@ -77,7 +78,8 @@ std::string table_text(const ordered_json& merged) {
 // Writes the document (or its table) where --output says, as ep-bench writes
 // its files (tools/common/output_file.hpp); false and why if it cannot.
 bool emit(const Command& c, const ordered_json& merged, std::string* why) {
-  const std::string text = c.format == "table" ? table_text(merged) : merged.dump(2) + "\n";
+  const std::string text =
+      c.format == "table" ? table_text(merged) : ep::tools::dump_json(merged, 2) + "\n";
   try {
     ep::tools::write_output("--output", output_path(c), text);
   } catch (const ep::tools::OutputError& e) {

@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "json_output.hpp"
+
 namespace ep::inspect {
 
 namespace {
@@ -48,9 +50,9 @@ class ShapeCheck {
     }
     if (in_range) return true;
     if (lo > hi)  // nothing is valid: the bound comes from an empty list
-      return fail(fmt::format("'{}' is {}, but {}", field, v.dump(), why));
-    return fail(fmt::format("'{}' is {}; expected an integer {}..{}{}", field, v.dump(), lo, hi,
-                            why.empty() ? std::string() : fmt::format(" ({})", why)));
+      return fail(fmt::format("'{}' is {}, but {}", field, tools::dump_json(v), why));
+    return fail(fmt::format("'{}' is {}; expected an integer {}..{}{}", field, tools::dump_json(v),
+                            lo, hi, why.empty() ? std::string() : fmt::format(" ({})", why)));
   }
   bool string(const json& o, const std::string& path, const char* key) {
     if (!error_.empty()) return false;
@@ -110,12 +112,12 @@ std::string ShapeCheck::run() {
     return "no string 'communicator'";
   if (!parse_communicator_id(doc["communicator"].get<std::string>()))
     return fmt::format("'communicator' is {}; expected w<world rank>c<number> (e.g. \"w0c3\")",
-                       doc["communicator"].dump());
+                       tools::dump_json(doc["communicator"]));
   // Optional (dumps before run ids have none); runs.cpp groups files by it.
   if (doc.contains("run") &&
       !(doc["run"].is_string() && valid_run_id(doc["run"].get<std::string>())))
     return fmt::format("'run' is {}; expected <yyyymmdd>T<hhmmss>Z-<16 hex digits>",
-                       doc["run"].dump().substr(0, 80));
+                       tools::dump_json(doc["run"]).substr(0, 80));
   const std::string kind = doc.contains("kind") && doc["kind"].is_string() ? doc["kind"] : "";
   if (kind != "intra" && kind != "inter") return "'kind' is neither \"intra\" nor \"inter\"";
   integer(doc, "", "mpi_size", 1, int_max);
@@ -408,7 +410,7 @@ std::string first_difference(const json& a, const json& b) {
   const std::string path = op.value("path", "");
   const json::json_pointer pointer(path);
   const auto show = [&](const json& doc) {
-    return doc.contains(pointer) ? doc.at(pointer).dump() : std::string("nothing");
+    return doc.contains(pointer) ? tools::dump_json(doc.at(pointer)) : std::string("nothing");
   };
   return fmt::format("at {}: {} vs {}", path.empty() ? "/" : path, show(a), show(b));
 }

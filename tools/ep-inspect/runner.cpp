@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "json_input.hpp"
+#include "json_output.hpp"
 #include "mpi_check.hpp"
 
 namespace ep::inspect {
@@ -125,7 +126,7 @@ nlohmann::json run_scenario(const Model& model, const std::vector<Step>& steps, 
 }
 
 nlohmann::json gather_reports(const nlohmann::json& mine) {
-  const std::string text = mine.dump();
+  const std::string text = tools::dump_json(mine);
   int rank = 0;
   int size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "json_output.hpp"
+
 namespace ep::inspect {
 
 namespace {
@@ -127,7 +129,7 @@ void print_table(std::FILE* out, const ordered_json& merged) {
     for (const auto& s : source["steps"])
       steps += (steps.empty() ? "" : " then ") + s.get<std::string>();
     fmt::print(out, "ep-inspect: {} on {} process(es): {}\n", steps, source["processes"].get<int>(),
-               source["endpoints_per_process"].dump());
+               tools::dump_json(source["endpoints_per_process"]));
   } else {
     fmt::print(out, "ep-inspect: {} file(s)\n", source["files"].size());
   }

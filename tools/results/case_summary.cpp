@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "json_output.hpp"
+
 namespace ep::results {
 
 namespace {
@@ -115,7 +117,7 @@ std::string twin_key(const ResultCase& c, std::int64_t ranks) {
   for (const auto& [key, value] : c.labels.items())
     if (!is_twin_free(key)) shared[key] = value;
   shared["ranks"] = ranks;
-  return c.family + '\n' + shared.dump();
+  return c.family + '\n' + tools::dump_json(shared);
 }
 
 std::string shown_twin(const ResultCase& c) {

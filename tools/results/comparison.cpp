@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "json_output.hpp"
+
 namespace ep::results {
 
 namespace {
@@ -192,7 +194,7 @@ void summarise(Comparison& c) {
 }
 
 std::string text_of(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
+  return value.is_string() ? value.get<std::string>() : tools::dump_json(value);
 }
 
 // "p2p/latency/[mpi vs ep]/inter/8": the names of a pair within one file,
@@ -231,7 +233,7 @@ std::string pairing_key(const ResultCase& c, const std::vector<std::string>& lef
   nlohmann::json labels = nlohmann::json::object();  // sorted: the key ignores order
   for (const auto& [key, value] : c.labels.items())
     if (kept(key)) labels[key] = value;
-  return (kept("family") ? c.family : std::string()) + '\n' + labels.dump();
+  return (kept("family") ? c.family : std::string()) + '\n' + tools::dump_json(labels);
 }
 
 // Which one more label, left out, would pair the most of the cases that

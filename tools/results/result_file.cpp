@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "json_input.hpp"
+#include "json_output.hpp"
 
 namespace ep::results {
 
@@ -138,8 +139,9 @@ Entry read_entry(const std::string& path, const std::string& pointer, const Json
   if (const double seconds = real.get<double>() * scale * 1e-6;
       !(seconds >= 0 && seconds <= max_time_seconds))
     bad(path, pointer + "/real_time",
-        fmt::format("{} {} is out of range (expected a time from 0 to {:g} s)", real.dump(),
-                    unit ? unit->get<std::string>() : "us", max_time_seconds));
+        fmt::format("{} {} is out of range (expected a time from 0 to {:g} s)",
+                    tools::dump_json(real), unit ? unit->get<std::string>() : "us",
+                    max_time_seconds));
 
   Entry e;
   ResultCase& c = e.c;
@@ -156,7 +158,7 @@ Entry read_entry(const std::string& path, const std::string& pointer, const Json
       sorted_labels[key] = value;
     }
   }
-  c.key = c.family + '\n' + c.name + '\n' + sorted_labels.dump();
+  c.key = c.family + '\n' + c.name + '\n' + tools::dump_json(sorted_labels);
   e.time = real.get<double>() * scale;
   return e;
 }

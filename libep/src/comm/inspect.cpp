@@ -41,6 +41,14 @@ std::string current_run_name() {
 std::mutex hosts_mutex;
 std::map<int, std::string> hosts_by_world_rank;
 
+// The document as text. Names (ep::Comm_set_name) and host names are
+// whatever bytes the caller gave; nlohmann's dump() throws on bytes that are
+// not UTF-8, which would leave an MPI-style call by an exception. Such bytes
+// are written as U+FFFD instead.
+std::string dump(const nlohmann::json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string host_of(int world_rank) {
   std::lock_guard lock(hosts_mutex);
   auto it = hosts_by_world_rank.find(world_rank);
@@ -183,7 +191,7 @@ void remember_host(int world_rank, std::string host) {
 
 std::string rank_maps_json(const Endpoint& viewer) {
   std::lock_guard lock(viewer.shared->names_lock);
-  return document(*viewer.shared, &viewer).dump(2);
+  return dump(document(*viewer.shared, &viewer));
 }
 
 void dump_if_requested(const CommShared& shared) {
@@ -200,7 +208,7 @@ void dump_if_requested(const CommShared& shared) {
   const std::string partial = path + ".partial";
   {
     std::ofstream out(partial);
-    out << document(shared, nullptr).dump(2) << '\n';
+    out << dump(document(shared, nullptr)) << '\n';
     if (!out) {
       std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", partial.c_str());
       return;
