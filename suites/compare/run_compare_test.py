@@ -4,7 +4,7 @@
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
       [--make KIND=FILE ...] [--link LINK=TARGET ...] [--copy FILE=COPY ...]
-      [--stdout-file PATH=TEXT] [--bytes] [--timeout S]
+      [--stdout-file PATH=TEXT] [--sparse FILE=BYTES ...] [--bytes] [--timeout S]
       -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
@@ -69,6 +69,14 @@ def make_files(specs):
         kind, path = spec.split("=", 1)
         with open(path, "w") as f:
             f.write(MADE[kind]())
+
+
+def make_sparse(specs):
+    """--sparse FILE=BYTES: a file of that size holding nothing (no disk)."""
+    for spec in specs:
+        path, size = spec.split("=", 1)
+        with open(path, "w") as f:
+            f.truncate(int(size))
 
 
 def copy_files(args):
@@ -148,6 +156,8 @@ def main():
                         help="the run's stdout is appended to PATH, which holds TEXT before")
     parser.add_argument("--copy", action="append", default=[],
                         help="FILE=COPY: a copy of FILE made before the run")
+    parser.add_argument("--sparse", action="append", default=[],
+                        help="FILE=BYTES: a sparse file of that size made before the run")
     args = parser.parse_args()
     command = tool_test.command_of(parser, args, "ep-bench")
     args.json = tool_test.maybe_bytes(args, args.json)
@@ -158,6 +168,7 @@ def main():
     make_files(args.make)
     make_links(args.link)
     copy_files(args)
+    make_sparse(args.sparse)
 
     env = tool_test.environment_of(args)
     if args.stdout_file:
@@ -167,6 +178,8 @@ def main():
         sys.stderr.write(out)
     else:
         code, out, err = tool_test.launch(command, args.timeout, env=env)
+    for spec in args.sparse:
+        os.remove(spec.split("=", 1)[0])
     tool_test.expect_status(code, args.status)
     tool_test.check_output(args.output, out, err)
     tool_test.check_absent(args.absent, out, err)

@@ -1,13 +1,18 @@
 #include "json_input.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <iterator>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
@@ -201,7 +206,69 @@ Json parse_with_limits(std::string_view text, const std::string& file, std::size
   return builder.take();
 }
 
+std::string system_reason(int error) { return std::generic_category().message(error); }
+
+std::string what_it_is(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a named pipe";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string too_large(std::uintmax_t bytes, std::uintmax_t max_bytes) {
+  return fmt::format("{} bytes or more, larger than the {} bytes a JSON input may have", bytes,
+                     max_bytes);
+}
+
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() { ::close(fd_); }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 }  // namespace
+
+InputFileError::InputFileError(const std::string& file, const std::string& reason)
+    : std::runtime_error(fmt::format("{}: {}", file, reason)), reason_(reason) {}
+
+std::string read_input_file(const std::string& file, std::uintmax_t max_bytes) {
+  // Non-blocking: opening a named pipe must not wait for a writer; what is
+  // opened is then judged by fstat, so nothing changes between look and read.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw InputFileError(file, "cannot open: " + system_reason(errno));
+  const Descriptor in(fd);
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) throw InputFileError(file, "cannot read: " + system_reason(errno));
+  if (!S_ISREG(status.st_mode))
+    throw InputFileError(file,
+                         fmt::format("is {}, not a regular file", what_it_is(status.st_mode)));
+  const auto size = static_cast<std::uintmax_t>(status.st_size);
+  if (size > max_bytes) throw InputFileError(file, "is " + too_large(size, max_bytes));
+  std::string text;
+  text.reserve(static_cast<std::size_t>(size));
+  // Read to the end, not to st_size: files of /proc say 0 and hold more.
+  std::vector<char> buffer(std::size_t{1} << 16);
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputFileError(file, "cannot read: " + system_reason(errno));
+    }
+    if (got == 0) break;
+    if (text.size() + static_cast<std::size_t>(got) > max_bytes)
+      throw InputFileError(file, "grew to " + too_large(text.size() + got, max_bytes));
+    text.append(buffer.data(), static_cast<std::size_t>(got));
+  }
+  return text;
+}
 
 JsonInputError::JsonInputError(Kind kind, const std::string& file, std::size_t line,
                                const std::string& reason)

@@ -11,11 +11,15 @@
 //     one silently, so a typo'd duplicate in a suite case would go unseen).
 //   - A number too large for a double (1e400) is refused rather than read as
 //     infinity.
+// And the file itself is read here (read_input_file): a regular file of
+// bounded size only, since /dev/zero never ends and a directory or a pipe
+// is no document.
 // Both flavours the tools use are offered: ordered_json keeps the file's key
 // order (ep-bench), json sorts keys (ep-inspect).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -51,6 +55,28 @@ class JsonInputError : public std::runtime_error {
   std::size_t line_;
   std::string reason_;
 };
+
+/// How large a file the tools read: result files and suites are kilobytes
+/// to megabytes, and a document in memory takes several times its text.
+inline constexpr std::uintmax_t default_max_input_bytes = std::uintmax_t{1} << 30;  // 1 GiB
+
+/// A file that cannot be read. what() is "FILE: REASON".
+class InputFileError : public std::runtime_error {
+ public:
+  InputFileError(const std::string& file, const std::string& reason);
+  /// Without the file: "is a directory, not a regular file".
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
+
+/// The text of `file` (links followed), which must be a regular file of at
+/// most `max_bytes`. A directory, a device, a pipe or a socket is refused
+/// by what it is, before anything is read; a file that cannot be opened or
+/// read with the system's reason. Throws InputFileError.
+std::string read_input_file(const std::string& file,
+                            std::uintmax_t max_bytes = default_max_input_bytes);
 
 /// Parses `text`, which came from `file` (named in errors only). Throws
 /// JsonInputError. Never recurses, so any input is safe to give it.

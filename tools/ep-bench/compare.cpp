@@ -181,7 +181,7 @@ Exit status, for CI gates:
   0  compared, no regression
   1  at least one regression
   2  a wrong command line, or a file that cannot be used: unreadable, not
-     JSON, a field of the wrong type or out of range, context.schema_version
+     a regular file, larger than 1 GiB, not JSON, a field of the wrong type or out of range, context.schema_version
      missing or not 1, layouts that differ without --force, filters that
      select nothing; or --json that cannot be written (path and reason),
      is empty or is one of the files compared

@@ -166,13 +166,15 @@ bool is_suite_wide_option(const std::string& name) {
 }
 
 Suite read_suite(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw SuiteError(file, "", "cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    text = tools::read_input_file(file);
+  } catch (const tools::InputFileError& e) {
+    throw SuiteError(e.what());
+  }
   nlohmann::ordered_json doc;
   try {
-    doc = tools::parse_json_ordered(text.str(), file);
+    doc = tools::parse_json_ordered(text, file);
   } catch (const tools::JsonInputError& e) {
     if (e.kind() == tools::JsonInputError::Kind::syntax)
       throw SuiteError(file, "", fmt::format("not JSON: {}", e.reason()));

@@ -144,17 +144,17 @@ std::vector<Dump> load(const std::vector<std::string>& paths, const std::string&
     throw UsageError(collision);
   std::vector<Dump> dumps;
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    std::stringstream text;
-    if (in) text << in.rdbuf();
-    if (!in || in.bad()) {
-      f.fail(fmt::format("{}: cannot read: {}", file, std::strerror(errno)));
+    std::string text;
+    try {
+      text = ep::tools::read_input_file(file);
+    } catch (const ep::tools::InputFileError& e) {
+      f.fail(e.what());
       continue;
     }
     // The bounded parse: a dump nested 200 000 levels deep overflowed the
     // stack wherever the tool copied, compared or printed it.
     try {
-      dumps.push_back({file, ep::tools::parse_json(text.str(), file)});
+      dumps.push_back({file, ep::tools::parse_json(text, file)});
     } catch (const ep::tools::JsonInputError& e) {
       f.fail(e.kind() == ep::tools::JsonInputError::Kind::syntax
                  ? fmt::format("{}: not JSON: {}", file, e.reason())

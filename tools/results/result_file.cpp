@@ -216,17 +216,17 @@ void check_schema_version(const std::string& path, const Json& context) {
 }  // namespace
 
 ResultFile load_result_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ResultFileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    throw ResultFileError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::string text;
+  try {
+    text = tools::read_input_file(path);
+  } catch (const tools::InputFileError& e) {
+    throw ResultFileError(e.what());
+  }
   ResultFile file;
   file.path = path;
   Json document;
   try {
-    document = tools::parse_json_ordered(text.str(), path);
+    document = tools::parse_json_ordered(text, path);
   } catch (const tools::JsonInputError& e) {
     if (e.kind() == tools::JsonInputError::Kind::syntax)
       throw ResultFileError(fmt::format("{}: not a JSON document: {}", path, e.reason()));
