@@ -4,7 +4,8 @@
   run_compare_test.py --status N [--output TEXT ...] [--absent TEXT ...]
       [--json FILE [--case NAME=VERDICT ...] [--summary KEY=VALUE ...]]
       [--make KIND=FILE ...] [--link LINK=TARGET ...] [--copy FILE=COPY ...]
-      [--stdout-file PATH=TEXT] [--sparse FILE=BYTES ...] [--bytes] [--timeout S]
+      [--stdout-file PATH=TEXT] [--sparse FILE=BYTES ...] [--edit SRC|DEST|INDEX|FIELD|JSON ...]
+      [--bytes] [--timeout S]
       -- ep-bench compare OLD.json NEW.json ...
 
 The exit status must be N; every --output TEXT must be in stdout + stderr,
@@ -69,6 +70,20 @@ def make_files(specs):
         kind, path = spec.split("=", 1)
         with open(path, "w") as f:
             f.write(MADE[kind]())
+
+
+def edit_files(specs):
+    """--edit SRC|DEST|INDEX|FIELD|JSON: DEST is SRC with FIELD of its
+    benchmark entry INDEX ('*': of every entry) set to the JSON value."""
+    for spec in specs:
+        source, dest, index, field, value = spec.split("|", 4)
+        with open(source) as f:
+            document = json.load(f)
+        entries = document["benchmarks"]
+        for entry in entries if index == "*" else [entries[int(index)]]:
+            entry[field] = json.loads(value)
+        with open(dest, "w") as f:
+            json.dump(document, f, indent=1)
 
 
 def make_sparse(specs):
@@ -156,6 +171,9 @@ def main():
                         help="the run's stdout is appended to PATH, which holds TEXT before")
     parser.add_argument("--copy", action="append", default=[],
                         help="FILE=COPY: a copy of FILE made before the run")
+    parser.add_argument("--edit", action="append", default=[],
+                        help="SRC|DEST|INDEX|FIELD|JSON: a copy of SRC with a field of its "
+                             "entry INDEX ('*': all) set, made before the run")
     parser.add_argument("--sparse", action="append", default=[],
                         help="FILE=BYTES: a sparse file of that size made before the run")
     args = parser.parse_args()
@@ -169,6 +187,7 @@ def main():
     make_links(args.link)
     copy_files(args)
     make_sparse(args.sparse)
+    edit_files(args.edit)
 
     env = tool_test.environment_of(args)
     if args.stdout_file:

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -102,7 +103,15 @@ bool is_layout(std::string_view key) {
 // repetitions (sums for the mean, squares for the deviation) stay finite: a
 // repetition of 1e308 s overflowed to infinity, its median became NaN, and
 // NaN compared as "faster". No benchmark runs a repetition of 30 years.
+// The lower bound keeps ratios of times finite: a real_time of 0 (or
+// 1e-300) made the change "+inf%" (or a 300-digit percentage), its ratio
+// null and dropped the family's geometric mean. Nothing is timed at less
+// than a picosecond per iteration.
+constexpr double min_time_seconds = 1e-12;
 constexpr double max_time_seconds = 1e9;
+// Counts (iterations, repetitions, repetition_index) are integers a signed
+// 64-bit counter holds.
+constexpr std::int64_t max_count = std::numeric_limits<std::int64_t>::max();
 constexpr double max_rate_per_second = 1e21;
 
 // A rate (bytes_per_second, items_per_second) of an entry, when it is a
@@ -117,6 +126,34 @@ std::optional<double> rate(const std::string& path, const std::string& pointer, 
         fmt::format("{} is out of range (expected a rate from 0 to {:g} per second)", it->dump(),
                     max_rate_per_second));
   return value;
+}
+
+// A count of an entry, when it has one: an integer from `lo` to `hi`.
+std::optional<std::int64_t> count(const std::string& path, const std::string& pointer,
+                                  const Json& entry, const char* key, std::int64_t lo,
+                                  std::int64_t hi) {
+  const auto it = entry.find(key);
+  if (it == entry.end()) return std::nullopt;
+  const std::string expected = fmt::format("expected an integer from {} to {}", lo, hi);
+  if (!it->is_number_integer())
+    bad(path, pointer + "/" + key,
+        fmt::format("{} is not an integer ({})", tools::dump_json(*it), expected));
+  const bool in_range = it->is_number_unsigned()
+                            ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
+                                  static_cast<std::int64_t>(it->get<std::uint64_t>()) >= lo
+                            : it->get<std::int64_t>() >= lo && it->get<std::int64_t>() <= hi;
+  if (!in_range)
+    bad(path, pointer + "/" + key,
+        fmt::format("{} is out of range ({})", tools::dump_json(*it), expected));
+  return it->get<std::int64_t>();
+}
+
+// The counts an entry may have: a time per iteration needs an iteration,
+// and a repetition's index is below the repetitions of its series.
+void check_counts(const std::string& path, const std::string& pointer, const Json& entry) {
+  count(path, pointer, entry, "iterations", 1, max_count);
+  const auto repetitions = count(path, pointer, entry, "repetitions", 1, max_count);
+  count(path, pointer, entry, "repetition_index", 0, repetitions ? *repetitions - 1 : max_count);
 }
 
 /// One entry, checked: the case it belongs to (without times) and its time
@@ -137,11 +174,12 @@ Entry read_entry(const std::string& path, const std::string& pointer, const Json
   // The bound is checked in seconds, after the unit: 1e308 is a double, but
   // 1e308 s is not one in microseconds.
   if (const double seconds = real.get<double>() * scale * 1e-6;
-      !(seconds >= 0 && seconds <= max_time_seconds))
+      !(seconds >= min_time_seconds && seconds <= max_time_seconds))
     bad(path, pointer + "/real_time",
-        fmt::format("{} {} is out of range (expected a time from 0 to {:g} s)",
+        fmt::format("{} {} is out of range (expected a time from {:g} to {:g} s)",
                     tools::dump_json(real), unit ? unit->get<std::string>() : "us",
-                    max_time_seconds));
+                    min_time_seconds, max_time_seconds));
+  check_counts(path, pointer, entry);
 
   Entry e;
   ResultCase& c = e.c;
