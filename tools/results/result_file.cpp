@@ -26,26 +26,19 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-/// Entry fields that are measurements or bookkeeping, not parameters of the
-/// case: they may differ between two runs of the same case.
-constexpr std::string_view measurement_fields[] = {"name",
-                                                   "family",
-                                                   "run_name",
-                                                   "run_type",
-                                                   "repetitions",
-                                                   "repetition_index",
-                                                   "aggregate_name",
-                                                   "iterations",
-                                                   "real_time",
-                                                   "cpu_time",
-                                                   "time_unit",
-                                                   "bytes_per_second",
-                                                   "items_per_second",
-                                                   "validated",
-                                                   "validation_errors",
-                                                   "spread",
-                                                   "noisy",
-                                                   "noise_hint"};
+/// Entry fields that say which case an entry measures: the parameters
+/// ep-bench's subcommands write (tools/ep-bench: the labels of each series
+/// and of its run). Only these pair cases: results/README.md asks readers to
+/// ignore fields they do not know, and an unknown field (a later version's,
+/// or a user's note) made every case of a file unpaired.
+constexpr std::string_view identifying_fields[] = {"bytes",        "case",       "colors",
+                                                   "count",        "datatype",   "groups",
+                                                   "impl",         "layout",     "memcpy_reference",
+                                                   "op",           "operation",  "pairs",
+                                                   "phase",        "placement",  "ranks",
+                                                   "root",         "subcommand", "sync",
+                                                   "test_calls",   "win_model",  "window",
+                                                   "window_bytes", "window_kind"};
 
 std::string describe_type(const Json& value) {
   if (value.is_string()) return "a string";
@@ -91,8 +84,8 @@ double microseconds_per(const std::string& path, const std::string& pointer,
       fmt::format("expected one of \"ns\", \"us\", \"ms\", \"s\", found \"{}\"", unit));
 }
 
-bool is_measurement(std::string_view key) {
-  return std::ranges::find(measurement_fields, key) != std::end(measurement_fields);
+bool is_identifying(std::string_view key) {
+  return std::ranges::find(identifying_fields, key) != std::end(identifying_fields);
 }
 
 bool is_layout(std::string_view key) {
@@ -187,7 +180,7 @@ Entry read_entry(const std::string& path, const std::string& pointer, const Json
   c.family = family ? family->get<std::string>() : std::string();
   nlohmann::json sorted_labels = nlohmann::json::object();  // sorted: the key ignores order
   for (const auto& [key, value] : entry.items()) {
-    if (is_measurement(key)) continue;
+    if (!is_identifying(key) && !is_layout(key)) continue;
     if (!(value.is_string() || value.is_boolean() || value.is_number_integer())) continue;
     if (is_layout(key)) {
       c.layout[key] = value;

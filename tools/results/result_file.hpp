@@ -58,8 +58,10 @@ struct ResultFile {
 /// aggregates are skipped, since they can be recomputed from the repetitions,
 /// except the median of a case that has no repetitions (median_only).
 /// The parameters of a case are the entry's string, integer and boolean
-/// fields other than measurements and bookkeeping (real_time, iterations,
-/// repetition_index, ...) and layout fields. Throws ResultFileError, also for
+/// fields among those ep-bench writes to say which case it is (impl, bytes,
+/// placement, op, case, ...; result_file.cpp lists them) and the layout
+/// fields; other fields, measurements or unknown, are ignored. Throws
+/// ResultFileError, also for
 /// a context.schema_version missing or other than result_schema_version.
 ResultFile load_result_file(const std::string& path);
 
