@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -59,6 +60,21 @@ void require_pairs(const std::vector<Comparison>& comparisons) {
         "{} and {} have no case in common ({} only in the first, {} only in the second): "
         "nothing was compared",
         c.old_side.name, c.new_side.name, c.only_old.size(), c.only_new.size()));
+  }
+}
+
+// A file compared with itself finds no change, whatever it holds: a CI gate
+// handed one path twice (or a link to it) would always pass. Refused unless
+// --allow-same-file; the same file is the same inode, links followed.
+void refuse_same_file(const CompareOptions& o) {
+  if (o.allow_same_file) return;
+  for (std::size_t i = 1; i < o.files.size(); ++i) {
+    std::error_code error;
+    if (!std::filesystem::equivalent(o.files[0], o.files[i], error) || error) continue;
+    throw UsageError(fmt::format(
+        "'{}' and '{}' are the same file: compared with itself it always finds no change (pass "
+        "--allow-same-file if that is what you want)",
+        o.files[0], o.files[i]));
   }
 }
 
@@ -125,6 +141,7 @@ bool within_one_file(const CompareOptions& o) {
 
 int compare_all(const CompareOptions& o) {
   const bool within = within_one_file(o);
+  if (!within) refuse_same_file(o);
   check_json_output(o.json_path, o.files);
   std::vector<ResultFile> files;
   for (const auto& path : o.files) files.push_back(load_result_file(path));
@@ -176,11 +193,14 @@ p < --alpha; any regression makes the exit status 1. Fewer than 5
 repetitions on a side can hardly reach significance: compare warns.
 Files whose layouts differ (processes, ranks, endpoints or threads per
 process) are refused with status 2 unless --force.
+A file given as the baseline and again (or through a link) as a later file
+is refused with status 2 unless --allow-same-file.
 
 Exit status, for CI gates:
   0  compared, no regression
   1  at least one regression
-  2  a wrong command line, or a file that cannot be used: unreadable, not
+  2  a wrong command line (the baseline's file again, without
+     --allow-same-file), or a file that cannot be used: unreadable, not
      a regular file, larger than 1 GiB, not JSON, a field of the wrong type or out of range, context.schema_version
      missing or not 1, layouts that differ without --force, filters that
      select nothing; or --json that cannot be written (path and reason),
@@ -221,6 +241,8 @@ Subcommand setup_compare(CLI::App& parent) {
   app->add_option("--json", options->json_path,
                   "Write the differences as JSON to FILE ('-': stdout)");
   app->add_flag("--force", options->force, "Compare files whose layouts differ");
+  app->add_flag("--allow-same-file", options->allow_same_file,
+                "Compare a file with itself (refused otherwise: it always finds no change)");
   app->add_option("--baseline", options->baseline,
                   "Within one file: the cases to compare against, e.g. impl=mpi")
       ->type_name("LABEL=VALUE[,...]");
@@ -250,7 +272,7 @@ int run_compare(const CompareOptions& options) {
     fmt::print(stderr, "ep-bench compare: {}\n", e.what());
     return exit_nothing_compared;
   } catch (const UsageError&) {
-    throw;                             // said by main, as every usage error
+    throw;                             // the command line: said with a pointer to --help (main.cpp)
   } catch (const std::exception& e) {  // none is expected: still a verdict, never "regression"
     fmt::print(stderr, "ep-bench compare: cannot use the input: {}\n", e.what());
     return exit_usage;

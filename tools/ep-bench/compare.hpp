@@ -17,6 +17,7 @@ struct CompareOptions {
   results::CompareSettings settings;    ///< threshold and significance level
   std::string json_path;                ///< where to write the diff ("-": stdout)
   bool force = false;                   ///< compare files whose layouts differ
+  bool allow_same_file = false;         ///< compare a file with itself
   std::string baseline;                 ///< within one file: the filter of the baseline
   std::vector<std::string> contenders;  ///< within one file: each compared to the baseline
   std::vector<std::string> ignore;      ///< within one file: labels left out of pairing

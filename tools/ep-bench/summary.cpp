@@ -113,8 +113,8 @@ int run_summary(const SummaryOptions& options) {
     fmt::print(stderr, "ep-bench summary: {}\n", e.what());
     return exit_usage;
   } catch (const UsageError&) {
-    throw;                             // said by main, as every usage error
-  } catch (const std::exception& e) {  // none is expected: still a verdict, never "regression"
+    throw;                             // the command line: said with a pointer to --help (main.cpp)
+  } catch (const std::exception& e) {  // none is expected: the input is to blame
     fmt::print(stderr, "ep-bench summary: cannot use the input: {}\n", e.what());
     return exit_usage;
   }
