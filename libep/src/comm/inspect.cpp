@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <system_error>
 
 #include "ep/inspect.hpp"
 #include "object/error.hpp"
@@ -194,6 +196,17 @@ std::string rank_maps_json(const Endpoint& viewer) {
   return dump(document(*viewer.shared, &viewer));
 }
 
+// One line on stderr for a dump that could not be written (not an error of
+// the call that created the communicator): the file, the system's reason,
+// and what EP_INSPECT has to be, since naming a file or a device is the
+// usual way to get here.
+void report_dump_failure(const std::string& file, const std::string& reason) {
+  std::fprintf(stderr,
+               "libep: EP_INSPECT: cannot write %s: %s (EP_INSPECT must name a directory, which "
+               "libep creates if missing)\n",
+               file.c_str(), reason.c_str());
+}
+
 void dump_if_requested(const CommShared& shared) {
   static const char* const directory = std::getenv("EP_INSPECT");
   if (!directory || !*directory) return;
@@ -207,15 +220,26 @@ void dump_if_requested(const CommShared& shared) {
   std::lock_guard lock(shared.names_lock);
   const std::string partial = path + ".partial";
   {
+    errno = 0;
     std::ofstream out(partial);
+    if (!out.is_open()) {
+      // libstdc++'s filebuf leaves open(2)'s errno; "not a directory" and
+      // the like are the reasons that matter here.
+      report_dump_failure(partial,
+                          errno != 0 ? std::generic_category().message(errno) : "cannot open it");
+      return;
+    }
     out << dump(document(shared, nullptr)) << '\n';
+    out.flush();
     if (!out) {
-      std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", partial.c_str());
+      report_dump_failure(partial,
+                          errno != 0 ? std::generic_category().message(errno) : "the write failed");
       return;
     }
   }
-  std::filesystem::rename(partial, path, ignored);
-  if (ignored) std::fprintf(stderr, "libep: EP_INSPECT: cannot write %s\n", path.c_str());
+  std::error_code renamed;
+  std::filesystem::rename(partial, path, renamed);
+  if (renamed) report_dump_failure(path, renamed.message());
 }
 
 }  // namespace ep::detail
