@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
+
+#include "json_output.hpp"
 
 namespace {
 
@@ -106,6 +110,48 @@ TEST(JsonInput, SyntaxErrorsSayWhere) {
   error_of("", Kind::syntax);
   error_of("[1] [2]", Kind::syntax);
   error_of("[1,]", Kind::syntax);
+}
+
+// read_input_file: regular files only, of bounded size, with the reason.
+std::string input_error(const std::string& file, std::uintmax_t max_bytes = 1u << 30) {
+  try {
+    (void)ep::tools::read_input_file(file, max_bytes);
+  } catch (const ep::tools::InputFileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(InputFile, ReadsARegularFileWhole) {
+  const std::string file = ::testing::TempDir() + "input-file.json";
+  std::ofstream(file) << "{\"a\": 1}";
+  EXPECT_EQ(ep::tools::read_input_file(file), "{\"a\": 1}");
+  // One byte over the bound is refused before it is read.
+  EXPECT_EQ(input_error(file, 7),
+            file + ": is 8 bytes or more, larger than the 7 bytes a JSON input may have");
+  std::remove(file.c_str());
+}
+
+TEST(InputFile, RefusesWhatIsNotARegularFile) {
+  EXPECT_EQ(input_error("/dev/zero"), "/dev/zero: is a character device, not a regular file");
+  EXPECT_EQ(input_error("/"), "/: is a directory, not a regular file");
+  EXPECT_EQ(input_error("/nonexistent/f.json"),
+            "/nonexistent/f.json: cannot open: No such file or directory");
+}
+
+TEST(InputFile, ProcFilesAreReadToTheEnd) {
+  // /proc says 0 bytes and holds more; the bound counts what is read.
+  EXPECT_NE(ep::tools::read_input_file("/proc/self/status").find("Name:"), std::string::npos);
+  EXPECT_NE(input_error("/proc/self/status", 4).find("grew to"), std::string::npos);
+}
+
+// dump_json: bytes that are not UTF-8 become U+FFFD instead of an exception.
+TEST(JsonOutput, InvalidUtf8IsReplaced) {
+  const nlohmann::ordered_json doc = {{"path", std::string("bad\xff.json")}};
+  EXPECT_THROW((void)doc.dump(), nlohmann::json::type_error);
+  EXPECT_EQ(ep::tools::dump_json(doc), "{\"path\":\"bad\xef\xbf\xbd.json\"}");
+  const nlohmann::json sorted = {{"k", std::string("\xc3")}};
+  EXPECT_EQ(ep::tools::dump_json(sorted, 1), "{\n \"k\": \"\xef\xbf\xbd\"\n}");
 }
 
 }  // namespace
