@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string_view>
 
 #include "json_input.hpp"

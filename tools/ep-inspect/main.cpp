@@ -24,7 +24,6 @@
 #include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "cli.hpp"
 #include "collect.hpp"
