@@ -38,9 +38,7 @@ tool_test.py, which every tool test runner shares).
 import argparse
 import json
 import os
-import stat
 import sys
-import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
@@ -116,50 +114,21 @@ def check_success(args, code, out, err):
 
 def make_specials(args):
     """The links and named pipes of --link and --fifo, made afresh; returns
-    the readers of the pipes (threads collecting what comes through)."""
-    for spec in args.link:
-        link, target = spec.split("=", 1)
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(target, link)
-    readers = []
-    for path in args.fifo:
-        if os.path.lexists(path):
-            os.remove(path)
-        os.mkfifo(path)
-        received = []
-
-        def read(path=path, received=received):
-            with open(path) as f:  # blocks until the run opens it
-                received.append(f.read())
-
-        thread = threading.Thread(target=read, daemon=True)
-        thread.start()
-        readers.append((path, thread, received))
-    return readers
+    the readers of the pipes."""
+    tool_test.make_links(args.link)
+    return [tool_test.start_fifo_reader(path) for path in args.fifo]
 
 
 def check_specials(args, readers):
-    for spec in args.link:
-        link = spec.split("=", 1)[0]
-        if not os.path.islink(link):
-            fail(f"{link} is no longer a symbolic link: the run replaced it")
-    for path, thread, received in readers:
-        if not os.path.lexists(path) or not stat.S_ISFIFO(os.lstat(path).st_mode):
-            fail(f"{path} is no longer a named pipe: the run replaced it")
-        if thread.is_alive():
-            # Nothing opened the pipe: open it ourselves to end the reader.
-            with open(path, "w"):
-                pass
-            thread.join(5)
-            fail(f"nothing was written to the named pipe {path}")
-        text = received[0] if received else ""
+    tool_test.check_links(args.link)
+    for reader in readers:
+        text = tool_test.finish_fifo_reader(reader)
         if text.startswith("case,"):
             continue
         try:
             json.loads(text)
         except json.JSONDecodeError as e:
-            fail(f"what came through {path} is not one JSON document: {e}")
+            fail(f"what came through {reader[0]} is not one JSON document: {e}")
 
 
 def main():

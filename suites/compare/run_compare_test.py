@@ -49,22 +49,6 @@ MADE = {
 }
 
 
-def make_links(specs):
-    """Symbolic links made before the run; each must still be one after."""
-    for spec in specs:
-        link, target = spec.split("=", 1)
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(target, link)
-
-
-def check_links(specs):
-    for spec in specs:
-        link = spec.split("=", 1)[0]
-        if not os.path.islink(link):
-            fail(f"{link} is no longer a symbolic link: the run replaced it")
-
-
 def make_files(specs):
     for spec in specs:
         kind, path = spec.split("=", 1)
@@ -184,7 +168,7 @@ def main():
     if args.json not in [spec.split("=", 1)[0] for spec in args.link]:
         tool_test.remove_stale(args.json)
     make_files(args.make)
-    make_links(args.link)
+    tool_test.make_links(args.link)
     copy_files(args)
     make_sparse(args.sparse)
     edit_files(args.edit)
@@ -204,7 +188,7 @@ def main():
     tool_test.check_absent(args.absent, out, err)
     if args.json:
         check_json(args, out)
-    check_links(args.link)
+    tool_test.check_links(args.link)
     print("PASS")
 
 

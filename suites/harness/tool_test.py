@@ -18,8 +18,10 @@ import json
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
+import threading
 
 
 def fail(message):
@@ -147,6 +149,56 @@ def read_stdout_file(path, text):
              f"replaced or truncated the file its stdout was open on (it holds "
              f"{content[:80]!r}...)")
     return content[len(text):]
+
+
+def make_links(specs):
+    """LINK=TARGET: symbolic links made afresh before a run."""
+    for spec in specs:
+        link, target = spec.split("=", 1)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(target, link)
+
+
+def check_links(specs):
+    """Each link of make_links must still be one: a run that writes through a
+    link must not replace it."""
+    for spec in specs:
+        link = spec.split("=", 1)[0]
+        if not os.path.islink(link):
+            fail(f"{link} is no longer a symbolic link: the run replaced it")
+
+
+def start_fifo_reader(path):
+    """Makes the named pipe `path` afresh and reads it in a thread until the
+    run that opens it closes it. Returns what finish_fifo_reader takes."""
+    if os.path.lexists(path):
+        os.remove(path)
+    os.mkfifo(path)
+    received = []
+
+    def read():
+        with open(path) as f:  # blocks until the run opens it
+            received.append(f.read())
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return path, thread, received
+
+
+def finish_fifo_reader(reader, wait=5):
+    """What the run wrote to the named pipe of start_fifo_reader; fails if
+    nothing opened it or the run replaced it."""
+    path, thread, received = reader
+    thread.join(wait)
+    if thread.is_alive():
+        with open(path, "w"):  # nothing opened the pipe: end the reader
+            pass
+        thread.join(wait)
+        fail(f"nothing was written to the named pipe {path}")
+    if not os.path.lexists(path) or not stat.S_ISFIFO(os.lstat(path).st_mode):
+        fail(f"{path} is no longer a named pipe: the run replaced it")
+    return received[0] if received else ""
 
 
 def remove_stale(*paths):

@@ -79,10 +79,8 @@ import re
 import shlex
 import shutil
 import socket
-import stat
 import sys
 import tempfile
-import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
@@ -327,46 +325,21 @@ def read_test(args, inspect, directory):
 
 def written_test(args):
     """--written: the document goes to a file, a named pipe or a link's target."""
-    for spec in args.link:
-        link, target = spec.split("=", 1)
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(target, link)
-    received = []
-    reader = None
-    if args.fifo:
-        if os.path.lexists(args.fifo):
-            os.remove(args.fifo)
-        os.mkfifo(args.fifo)
-
-        def read():
-            with open(args.fifo) as f:  # blocks until the run opens it
-                received.append(f.read())
-
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-    elif args.written not in [spec.split("=", 1)[0] for spec in args.link]:
+    tool_test.make_links(args.link)
+    reader = tool_test.start_fifo_reader(args.fifo) if args.fifo else None
+    if not reader and args.written not in [spec.split("=", 1)[0] for spec in args.link]:
         tool_test.remove_stale(args.written)
     code, out, err = launch(args, args.command)
     tool_test.expect_status(code, 0)
     if out.strip():
         fail(f"the run printed on stdout although -o {args.written} was given")
-    if reader is not None:
-        reader.join(5)
-        if reader.is_alive():
-            with open(args.fifo, "w"):  # end the reader
-                pass
-            fail(f"nothing was written to the named pipe {args.fifo}")
-        if not stat.S_ISFIFO(os.lstat(args.fifo).st_mode):
-            fail(f"{args.fifo} is no longer a named pipe: the run replaced it")
-        text = received[0] if received else ""
+    if reader:
+        text = tool_test.finish_fifo_reader(reader)
     else:
         if not os.path.exists(args.written):
             fail(f"{args.written} was not written")
         text = open(args.written).read()
-    for spec in args.link:
-        if not os.path.islink(spec.split("=", 1)[0]):
-            fail(f"{spec.split('=', 1)[0]} is no longer a symbolic link: the run replaced it")
+    tool_test.check_links(args.link)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as e:

@@ -115,11 +115,7 @@ def main():
     command = tool_test.command_of(parser, args, "ep-bench")
     links = [spec.split("=", 1)[0] for spec in args.link]
     tool_test.remove_stale(*[p for p in (args.json, args.csv) if p not in links])
-    for spec in args.link:
-        link, target = spec.split("=", 1)
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(target, link)
+    tool_test.make_links(args.link)
     for spec in args.make:
         kind, path = spec.split("=", 1)
         with open(path, "w") as f:
@@ -133,9 +129,7 @@ def main():
         check_json(args)
     if args.csv:
         check_csv(args)
-    for link in links:
-        if not os.path.islink(link):
-            fail(f"{link} is no longer a symbolic link: the run replaced it")
+    tool_test.check_links(args.link)
     print("PASS")
 
 
