@@ -49,14 +49,23 @@ int tag_ub(Context& t) {
 }  // namespace
 
 void eptest::run(Context& t) {
-  t.check_rc(api::Comm_set_errhandler(t.comm(), MPI_ERRORS_RETURN), "Comm_set_errhandler");
-  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  t.check_rc(api::Comm_get_errhandler(t.comm(), &handler), "Comm_get_errhandler");
-  t.check(handler == MPI_ERRORS_RETURN, "Comm_get_errhandler: not MPI_ERRORS_RETURN");
-  if (handler != MPI_ERRHANDLER_NULL && handler != MPI_ERRORS_RETURN) MPI_Errhandler_free(&handler);
   // Errors on a null communicator have no endpoint to take a handler from; as
   // in MPI they go to MPI_COMM_WORLD's.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // Comm_get_errhandler hands out a new reference each time, which a correct
+  // program releases: freeing it must neither fail nor take MPI's own
+  // reference to the predefined handler (libep once handed out the handler
+  // itself: MPI_Errhandler_free failed on MPI_ERRORS_RETURN, and after
+  // freeing MPI_ERRORS_ARE_FATAL's, Open MPI's MPI_Finalize aborted).
+  for (const MPI_Errhandler set : {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN}) {
+    t.check_rc(api::Comm_set_errhandler(t.comm(), set), "Comm_set_errhandler");
+    for (int i = 0; i < 3; ++i) {
+      MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+      t.check_rc(api::Comm_get_errhandler(t.comm(), &handler), "Comm_get_errhandler");
+      t.check(handler == set, "Comm_get_errhandler: not the handler set");
+      t.check_rc(MPI_Errhandler_free(&handler), "MPI_Errhandler_free of its handle");
+    }
+  }
 
   Errors e(t);
   const int size = t.size();

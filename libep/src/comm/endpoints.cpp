@@ -105,12 +105,13 @@ int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler) {
 }
 
 int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler) {
+  constexpr const char* fn = "Comm_get_errhandler";
   Endpoint* e = detail::valid_endpoint(comm);
-  if (!e) return detail::invalid_comm(comm, "Comm_get_errhandler");
-  if (!errhandler)
-    return raise(e, MPI_ERR_ARG, "Comm_get_errhandler", "errhandler is a null pointer");
-  *errhandler = e->errhandler;
-  return MPI_SUCCESS;
+  if (!e) return detail::invalid_comm(comm, fn);
+  if (!errhandler) return raise(e, MPI_ERR_ARG, fn, "errhandler is a null pointer");
+  // A new reference, as MPI's: the caller may release it.
+  const int rc = detail::errhandler_reference(e->errhandler, errhandler);
+  return detail::check_mpi(rc, e, fn, "MPI_Comm_get_errhandler");
 }
 
 namespace {

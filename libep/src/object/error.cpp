@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #ifdef __linux__
@@ -30,6 +31,27 @@ std::string describe(const Endpoint* endpoint) {
   const CommShared& shared = *endpoint->shared;
   return fmt::format("endpoint {} of communicator #{} (MPI process {}, local endpoint {})",
                      endpoint->rank, shared.id, shared.mpi_rank, endpoint->local);
+}
+
+int errhandler_reference(MPI_Errhandler handler, MPI_Errhandler* out) {
+  // The *_get_errhandler calls of MPI hand out a new reference, which a
+  // correct program releases with MPI_Errhandler_free; Open MPI frees a
+  // predefined handler whose count drops to zero ("free(): invalid pointer"
+  // in MPI_Finalize), and refuses to free MPI_ERRORS_RETURN's last one. So
+  // the handle comes from MPI_Comm_get_errhandler on a private communicator
+  // holding that handler, which counts the reference.
+  static MPI_Comm holders[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+  static int setup_rc = MPI_SUCCESS;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const MPI_Errhandler handlers[2] = {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN};
+    for (int i = 0; i < 2 && setup_rc == MPI_SUCCESS; ++i) {
+      setup_rc = MPI_Comm_dup(MPI_COMM_SELF, &holders[i]);
+      if (setup_rc == MPI_SUCCESS) setup_rc = MPI_Comm_set_errhandler(holders[i], handlers[i]);
+    }
+  });
+  if (setup_rc != MPI_SUCCESS) return setup_rc;
+  return MPI_Comm_get_errhandler(holders[handler == MPI_ERRORS_RETURN ? 1 : 0], out);
 }
 
 int error_class_of(int code) {

@@ -75,4 +75,9 @@ int error_class_of(int code);
 /// MPI's text for an error code.
 std::string mpi_error_string(int code);
 
+/// A new reference to the predefined handler `handler` (MPI_ERRORS_RETURN or
+/// MPI_ERRORS_ARE_FATAL) in *out, as MPI_Comm_get_errhandler hands out: the
+/// caller may release it with MPI_Errhandler_free. Returns an MPI error code.
+int errhandler_reference(MPI_Errhandler handler, MPI_Errhandler* out);
+
 }  // namespace ep::detail

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -434,24 +433,7 @@ int Win_get_errhandler(Win win, MPI_Errhandler* errhandler) {
   WinImpl* w = detail::valid_win(win);
   if (!w) return detail::invalid_win(fn);
   if (!errhandler) return detail::raise_win(w, MPI_ERR_ARG, fn, "errhandler is null");
-  // MPI hands out a new reference, which the caller releases with
-  // MPI_Errhandler_free; Open MPI frees a predefined handler whose count
-  // drops to zero ("free(): invalid pointer"). So the handle comes from
-  // MPI_Comm_get_errhandler on a private communicator holding that handler.
-  static MPI_Comm holders[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
-  static int setup_rc = MPI_SUCCESS;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const MPI_Errhandler handlers[2] = {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN};
-    for (int i = 0; i < 2 && setup_rc == MPI_SUCCESS; ++i) {
-      setup_rc = MPI_Comm_dup(MPI_COMM_SELF, &holders[i]);
-      if (setup_rc == MPI_SUCCESS) setup_rc = MPI_Comm_set_errhandler(holders[i], handlers[i]);
-    }
-  });
-  int rc = setup_rc;
-  if (rc == MPI_SUCCESS) {
-    rc = MPI_Comm_get_errhandler(holders[w->errhandler == MPI_ERRORS_RETURN ? 1 : 0], errhandler);
-  }
+  const int rc = detail::errhandler_reference(w->errhandler, errhandler);
   if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Comm_get_errhandler");
   return MPI_SUCCESS;
 }
