@@ -18,6 +18,7 @@
 #include "object/error.hpp"
 #include "object/request.hpp"
 #include "p2p/engine.hpp"
+#include "rma/op_types.hpp"
 #include "rma/window.hpp"
 
 namespace ep {
@@ -44,6 +45,26 @@ bool predefined_op(MPI_Op op, bool no_op_allowed) {
     if (op == known) return true;
   }
   return no_op_allowed && op == MPI_NO_OP;
+}
+
+// MPI_ERR_OP unless MPI defines `op` on the elements of `type` (the target
+// datatype of an accumulate-family call, checked by check_type first):
+// rma/op_types.hpp says why libep, not MPI, checks it.
+int check_op_on(WinImpl* w, MPI_Op op, MPI_Datatype type, const char* fn) {
+  if (op == MPI_REPLACE || op == MPI_NO_OP) return MPI_SUCCESS;
+  MPI_Datatype element = MPI_DATATYPE_NULL;
+  const int rc = detail::element_type(type, &element);
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Type_get_contents");
+  if (element == MPI_DATATYPE_NULL) {
+    return detail::raise_win(w, MPI_ERR_TYPE, fn,
+                             "the target datatype is built of several predefined types; an "
+                             "accumulate needs one");
+  }
+  if (detail::op_defined_on(op, element)) return MPI_SUCCESS;
+  char name[MPI_MAX_OBJECT_NAME] = "its type";
+  int length = 0;
+  static_cast<void>(MPI_Type_get_name(element, name, &length));
+  return detail::raise_win(w, MPI_ERR_OP, fn, "{} is not defined on {}", detail::op_name(op), name);
 }
 
 // A null datatype is refused here; other invalid ones by the layout query
@@ -254,6 +275,11 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
   if (fetch) {
     if ((rc = check_count(w, x.result_count, "result", fn)) != MPI_SUCCESS) return rc;
     if ((rc = check_type(w, x.result_type, "the result", nullptr, fn)) != MPI_SUCCESS) return rc;
+  }
+  if (x.target_rank != MPI_PROC_NULL) {
+    detail::TypeLayout layout;
+    if ((rc = check_type(w, x.target_type, "the target", &layout, fn)) != MPI_SUCCESS) return rc;
+    if ((rc = check_op_on(w, x.op, x.target_type, fn)) != MPI_SUCCESS) return rc;
   }
   Access a;
   rc = target_access(w, x.target_rank, x.target_disp, x.target_count, x.target_type,
@@ -491,6 +517,11 @@ int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype dataty
   if (!predefined_op(op, true)) {
     return detail::raise_win(w, MPI_ERR_OP, fn,
                              "the op must be predefined, MPI_REPLACE or MPI_NO_OP");
+  }
+  if (target_rank != MPI_PROC_NULL) {
+    detail::TypeLayout layout;
+    if ((rc = check_type(w, datatype, "the", &layout, fn)) != MPI_SUCCESS) return rc;
+    if ((rc = check_op_on(w, op, datatype, fn)) != MPI_SUCCESS) return rc;
   }
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
