@@ -8,21 +8,24 @@
 
 namespace ep::detail {
 
-#ifdef OPEN_MPI
-namespace {
-
-// An MCA flag's text as Open MPI reads it: true for "1", "true", "yes" or
-// "on"; `fallback` when unset.
+// An MCA flag's text as Open MPI 4.1.4 reads it (checked with ompi_info): a
+// decimal integer is true unless 0; "true", "yes", "y", "t" and "enabled"
+// are true and "false", "no", "f" and "disabled" false, in lower case only.
+// Open MPI refuses anything else and keeps the flag's default: `fallback`,
+// as when it is unset.
 bool mca_flag(const char* value, bool fallback) {
-  if (!value) return fallback;
-  for (const char* on : {"1", "true", "yes", "on"}) {
+  if (!value || *value == '\0') return fallback;
+  char* end = nullptr;
+  const long number = std::strtol(value, &end, 10);
+  if (*end == '\0') return number != 0;
+  for (const char* on : {"true", "yes", "y", "t", "enabled"}) {
     if (std::strcmp(value, on) == 0) return true;
   }
-  return false;
+  for (const char* off : {"false", "no", "f", "disabled"}) {
+    if (std::strcmp(value, off) == 0) return false;
+  }
+  return fallback;
 }
-
-}  // namespace
-#endif
 
 bool mpi_yields_when_idle() {
 #ifdef OPEN_MPI

@@ -19,4 +19,8 @@ namespace ep::detail {
 /// an MCA parameter file is not seen.
 bool mpi_yields_when_idle();
 
+/// An Open MPI MCA flag's text (`value`, null when unset) as Open MPI 4.1.4
+/// reads it: `fallback` when unset or a text Open MPI refuses.
+bool mca_flag(const char* value, bool fallback);
+
 }  // namespace ep::detail
