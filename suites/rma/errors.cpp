@@ -151,6 +151,10 @@ void creation(Context& t) {
   t.out("Win_allocate disp_unit -4: {}", class_of(rc));
   t.expect_class(rc, MPI_ERR_DISP, "Win_allocate disp_unit -4");
   int buffer[4] = {};
+  if (kEndpoints) {  // MPI wants a positive unit; MPICH's answer was not measured
+    rc = api::Win_allocate(64, 0, MPI_INFO_NULL, t.comm(), &base, &win);
+    t.expect_class(rc, MPI_ERR_DISP, "Win_allocate disp_unit 0");
+  }
   rc = api::Win_create(buffer, -16, 4, MPI_INFO_NULL, t.comm(), &win);
   t.out("Win_create size -16: {}", class_of(rc));
   t.expect_class(rc, MPI_ERR_SIZE, "Win_create size -16");
@@ -188,6 +192,13 @@ void eptest::run(Context& t) {
   e.expect(
       "Win_lock with a bad lock type", MPI_ERR_LOCKTYPE, ref.locktype,
       [&] { return api::Win_lock(12345, right, 0, w.win); }, Errors::kNone);
+  // Unknown assert flags (Open MPI: MPI_ERR_ASSERT; MPICH not measured).
+  e.expect(
+      "Win_lock with an unknown assert", MPI_ERR_ASSERT, false,
+      [&] { return api::Win_lock(MPI_LOCK_SHARED, right, 0x7fff0000, w.win); }, Errors::kNone);
+  e.expect(
+      "Win_lock_all with an unknown assert", MPI_ERR_ASSERT, false,
+      [&] { return api::Win_lock_all(0x7fff0000, w.win); }, Errors::kNone);
 
   // A second lock of the same target.
   t.check_rc(api::Win_lock(MPI_LOCK_SHARED, right, 0, w.win), "Win_lock");
@@ -299,6 +310,9 @@ void eptest::run(Context& t) {
 
   // A request-based operation in a fence epoch.
   t.check_rc(api::Win_fence(0, w.win), "Win_fence");
+  e.expect(
+      "Win_fence with an unknown assert", MPI_ERR_ASSERT, false,
+      [&] { return api::Win_fence(0x7fff0000, w.win); }, Errors::kFence);
   api::Request req = api::REQUEST_NULL;
   e.expect(
       "Rput in a fence epoch", MPI_ERR_RMA_SYNC, ref.request_in_fence,

@@ -302,8 +302,9 @@ int create_common(void* base, MPI_Aint size, int disp_unit, Comm comm, void* bas
   if (!win) return detail::raise(e, MPI_ERR_ARG, fn, "the window pointer is null");
   if (allocate && !baseptr) return detail::raise(e, MPI_ERR_ARG, fn, "baseptr is null");
   if (size < 0) return detail::raise(e, MPI_ERR_SIZE, fn, "negative size {}", size);
-  if (disp_unit < 0) {
-    return detail::raise(e, MPI_ERR_DISP, fn, "negative displacement unit {}", disp_unit);
+  if (disp_unit <= 0) {
+    return detail::raise(e, MPI_ERR_DISP, fn, "displacement unit {}: MPI wants a positive one",
+                         disp_unit);
   }
   if (!allocate && size > 0 && !base) {
     return detail::raise(e, MPI_ERR_ARG, fn, "null base for a region of {} bytes", size);

@@ -187,12 +187,25 @@ int flush_all(WinImpl* w) {
   return rc;
 }
 
+// MPI_ERR_ASSERT unless `assert` holds only the flags `allowed`, as MPI
+// defines for the call (an unknown bit is a program's error, and Open MPI
+// says so; libep used to ignore it and open the epoch).
+int check_assert(WinImpl* w, int assert, int allowed, const char* fn) {
+  if ((assert & ~allowed) == 0) return MPI_SUCCESS;
+  return detail::raise_win(w, MPI_ERR_ASSERT, fn,
+                           "assert {:#x} holds flags the call does not define ({:#x})", assert,
+                           assert & ~allowed);
+}
+
 }  // namespace
 
 int Win_fence(int assert, Win win) {
   constexpr const char* fn = "Win_fence";
   WinImpl* w = detail::valid_win(win);
   if (!w) return detail::invalid_win(fn);
+  constexpr int kFenceFlags =
+      MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+  if (const int bad = check_assert(w, assert, kFenceFlags, fn); bad != MPI_SUCCESS) return bad;
   if (w->lock_all || w->locks_held > 0) {
     return detail::raise_win(w, MPI_ERR_RMA_SYNC, fn, "a passive-target epoch is open");
   }
@@ -246,8 +259,10 @@ int Win_lock(int lock_type, int rank, int assert, Win win) {
     return detail::raise_win(w, MPI_ERR_LOCKTYPE, fn,
                              "lock type {} is neither shared nor exclusive", lock_type);
   }
+  int rc = check_assert(w, assert, MPI_MODE_NOCHECK, fn);
+  if (rc != MPI_SUCCESS) return rc;
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
-  int rc = check_rank(w, rank, fn);
+  rc = check_rank(w, rank, fn);
   if (rc != MPI_SUCCESS) return rc;
   if (w->lock_all) return detail::raise_win(w, MPI_ERR_RMA_SYNC, fn, "inside Win_lock_all");
   if (w->fence_open) {
@@ -299,6 +314,7 @@ int Win_lock_all(int assert, Win win) {
   constexpr const char* fn = "Win_lock_all";
   WinImpl* w = detail::valid_win(win);
   if (!w) return detail::invalid_win(fn);
+  if (const int bad = check_assert(w, assert, MPI_MODE_NOCHECK, fn); bad != MPI_SUCCESS) return bad;
   if (w->lock_all) return detail::raise_win(w, MPI_ERR_RMA_SYNC, fn, "already inside Win_lock_all");
   if (w->locks_held > 0) {
     return detail::raise_win(w, MPI_ERR_RMA_SYNC, fn, "{} target(s) locked by Win_lock",
