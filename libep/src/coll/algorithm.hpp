@@ -12,6 +12,7 @@
 // An algorithm is never taken where it is not exact.
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <span>
 #include <string_view>
@@ -26,10 +27,27 @@ struct Algorithm {
   bool (*suits)(const Call&);
 };
 
+// Every algorithm name of the tables (coll/bcast.cpp, allreduce.cpp,
+// reduce.cpp, reduce_scatter.cpp, scan.cpp), as docs/environment.md lists
+// them for EP_COLL_ALGORITHM.
+inline constexpr std::string_view kAlgorithmNames[] = {
+    "mailbox", "direct", "leader", "shared", "gather_all", "scatter", "allreduce", "hierarchical"};
+
 inline std::string_view forced_algorithm() {
   static const std::string_view forced = [] {
     const char* value = std::getenv("EP_COLL_ALGORITHM");
-    return value ? std::string_view(value) : std::string_view();
+    if (!value || !*value) return std::string_view();
+    const std::string_view name(value);
+    for (std::string_view known : kAlgorithmNames) {
+      if (name == known) return name;
+    }
+    // A misspelt name would otherwise measure the usual choice unnoticed.
+    std::fprintf(stderr,
+                 "libep: warning: EP_COLL_ALGORITHM='%s' is no algorithm of any collective "
+                 "(mailbox, direct, leader, shared, gather_all, scatter, allreduce, "
+                 "hierarchical): each collective chooses as usual\n",
+                 value);
+    return std::string_view();
   }();
   return forced;
 }
