@@ -112,7 +112,8 @@ int Comm_free(Comm* comm);
 /// MPI_ERRORS_RETURN are supported; other handlers give MPI_ERR_ARG.
 /// Communicators this endpoint makes afterwards inherit the handler. Local.
 int Comm_set_errhandler(Comm comm, MPI_Errhandler errhandler);
-/// As MPI_Comm_get_errhandler: this endpoint's handler. Local.
+/// As MPI_Comm_get_errhandler: this endpoint's handler, a new reference
+/// that the caller may release with MPI_Errhandler_free, as in MPI. Local.
 int Comm_get_errhandler(Comm comm, MPI_Errhandler* errhandler);
 
 /// As MPI_Comm_get_attr. For a keyval of Comm_create_keyval, this

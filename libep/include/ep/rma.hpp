@@ -30,9 +30,11 @@
 // MPI_ERRORS_ARE_FATAL by default, as for MPI windows), with a message
 // naming the function, the endpoint, the window and the reason:
 // MPI_ERR_WIN (invalid window handle), MPI_ERR_RANK, MPI_ERR_TYPE,
-// MPI_ERR_COUNT, MPI_ERR_OP (an op that is not predefined, or not allowed
-// for the call), MPI_ERR_ARG, MPI_ERR_DISP (negative displacement unit),
-// MPI_ERR_SIZE (negative size), MPI_ERR_RMA_RANGE (an access outside the
+// MPI_ERR_COUNT, MPI_ERR_OP (an op that is not predefined, not allowed
+// for the call, or not defined by MPI on the datatype's elements, such as
+// MPI_BAND on MPI_FLOAT), MPI_ERR_ARG, MPI_ERR_DISP (a displacement unit
+// that is not positive), MPI_ERR_ASSERT (assert flags the synchronisation
+// call does not define), MPI_ERR_SIZE (negative size), MPI_ERR_RMA_RANGE (an access outside the
 // target endpoint's region: nothing is written or read),
 // MPI_ERR_RMA_SYNC (an operation outside an access epoch, unlock without
 // lock, a second lock of one target, fence inside a passive epoch, free or
