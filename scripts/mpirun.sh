@@ -133,6 +133,11 @@ own_session_base() {
 
 session_base=""
 impl=${EP_MPI:-}
+case $impl in
+  "" | openmpi | mpich) ;;
+  *) echo "mpirun.sh: EP_MPI must be openmpi or mpich (or unset: the MPI the program links), not '$impl'" >&2
+    exit 2 ;;
+esac
 [ -n "$impl" ] || impl=$(mpi_of_program "$@")
 launcher=${MPIEXEC:-}
 if [ -z "$launcher" ]; then

@@ -62,6 +62,9 @@ check "btl=eth0 oob=lo" OMPI_MCA_btl_tcp_if_include=eth0 -- -np 2 "$true"
 check "btl=unset oob=lo" OMPI_MCA_btl_tcp_if_exclude=docker0 -- -np 2 "$true"
 check "btl=lo oob=unset" -- --mca oob_tcp_if_include eth0 -np 2 "$true"
 check "btl=lo oob=unset" OMPI_MCA_btl_tcp_if_include=lo SLURM_JOB_NUM_NODES=2 -- -np 2 "$true"
+# An EP_MPI that names no MPI is an error, not a launcher run without flags.
+check "exit status 2: mpirun.sh: EP_MPI must be openmpi or mpich (or unset: the MPI the program links), not 'banana'" \
+  EP_MPI=banana -- -np 2 "$true"
 mkdir -p "$work/home/.openmpi"
 echo "btl_tcp_if_exclude = docker0" >"$work/home/.openmpi/mca-params.conf"
 check "btl=unset oob=lo" -- -np 2 "$true"
