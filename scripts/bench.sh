@@ -16,7 +16,12 @@
 # number of processes (e.g. both ends of a pair in one process: -np 1) run
 # in one more job per process count. Each job prints its tables and writes
 # build-bench/results/SUITE.json and .csv (SUITE.npN.json for the extra
-# jobs; BENCH_OUT overrides the directory).
+# jobs; BENCH_OUT overrides the directory). A relative suite path and
+# BENCH_OUT are taken from the directory the script is started in.
+#
+# The suite and the BENCH_* variables are checked before the set-up and the
+# build (exit status 2, naming what is wrong); once ep-bench is built, `run
+# --dry-run` checks every case before any job starts.
 #
 # The output ends with libep against plain MPI, like for like (`ep-bench
 # summary --ratios` over the files of all jobs): every libep case of the
@@ -38,30 +43,80 @@
 # case stops making progress.
 set -euo pipefail
 
+# Paths given (the suite, BENCH_OUT) are the caller's, relative to where the
+# script was started; the defaults are the repository's.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-suite=suites/quick.json
+absolute() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+suite=$root/suites/quick.json
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
-  suite=$1
+  suite=$(absolute "$1")
   shift
 fi
-[ -f "$suite" ] || { echo "bench.sh: no suite file '$suite'" >&2; exit 2; }
 mpi=${BENCH_MPI:-openmpi}
 case $mpi in
   openmpi) build=build-bench ;;
   mpich) build=build-bench-mpich ;;
   *) echo "bench.sh: BENCH_MPI must be openmpi or mpich, not '$mpi'" >&2; exit 2 ;;
 esac
-out=${BENCH_OUT:-$build/results}
+out=$root/$build/results
+[ -z "${BENCH_OUT:-}" ] || out=$(absolute "$BENCH_OUT")
 limit=${BENCH_TIMEOUT:-900}
 np=${BENCH_NP:-2}
 extra=("$@")
 name=$(basename "$suite" .json)
 
+# Everything the caller gave is checked before setup and build take minutes.
+[[ $np =~ ^[1-9][0-9]{0,5}$ ]] ||
+  { echo "bench.sh: BENCH_NP must be a number of processes (a positive integer), not '$np'" >&2; exit 2; }
+[[ $limit =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $limit =~ [1-9] ]] ||
+  { echo "bench.sh: BENCH_TIMEOUT must be a positive number of seconds, not '$limit'" >&2; exit 2; }
+[ ! -e "$out" ] || [ -d "$out" ] ||
+  { echo "bench.sh: BENCH_OUT must be a directory, and '$out' is not one" >&2; exit 2; }
+[ -f "$suite" ] && [ -r "$suite" ] ||
+  { echo "bench.sh: no suite file '$suite' (expected a readable JSON file)" >&2; exit 2; }
+# What this script reads of the suite (the process counts of its cases);
+# `ep-bench run --dry-run` checks the rest once it is built. python3 comes
+# with scripts/setup.sh, so on a fresh machine this waits for it.
+check_suite() {
+  python3 - "$suite" <<'EOF'
+import json, sys
+path = sys.argv[1]
+def fail(what):
+    print(f"bench.sh: suite file '{path}': {what}", file=sys.stderr)
+    sys.exit(2)
+try:
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+except (OSError, UnicodeDecodeError) as e:
+    fail(f"cannot be read: {e}")
+except ValueError as e:
+    fail(f"not JSON: {e}")
+if not isinstance(doc, dict):
+    fail(f'expected an object with "cases", not {type(doc).__name__}')
+cases = doc.get("cases", [])
+if not isinstance(cases, list):
+    fail(f'"cases": expected a list of cases, not {type(cases).__name__}')
+for i, c in enumerate(cases):
+    p = c.get("processes") if isinstance(c, dict) else None
+    if p is not None and (type(p) is not int or not 1 <= p <= 100000):
+        fail(f'/cases/{i}/processes: expected a positive integer (mpirun -np), not {json.dumps(p)}')
+EOF
+}
+suite_checked=0
+if command -v python3 >/dev/null; then
+  check_suite
+  suite_checked=1
+fi
+
+cd "$root"
 scripts/setup.sh
+[ "$suite_checked" = 1 ] || check_suite
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLIBEP_MPI="$mpi" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target ep-bench
 bench=$build/tools/ep-bench/ep-bench
+# ep-bench's own check of every case and of the options for `run`, before
+# any job: a wrong suite stops here with its message and exit status 2.
+"$bench" run "$suite" --dry-run "${extra[@]}" >/dev/null || exit $?
 mkdir -p "$out"
 
 # The process counts the suite's cases ask for, besides the main job's.
