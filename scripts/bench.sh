@@ -17,11 +17,14 @@
 # in one more job per process count. Each job prints its tables and writes
 # build-bench/results/SUITE.json and .csv (SUITE.npN.json for the extra
 # jobs; BENCH_OUT overrides the directory). A relative suite path and
-# BENCH_OUT are taken from the directory the script is started in.
+# BENCH_OUT are taken from the directory the script is started in. A job's
+# files of an earlier run are removed before it runs, so that the tables are
+# this run's only; a job that writes none is named.
 #
 # The suite and the BENCH_* variables are checked before the set-up and the
 # build (exit status 2, naming what is wrong); once ep-bench is built, `run
-# --dry-run` checks every case before any job starts.
+# --dry-run` checks every case before any job starts. Ctrl-C, SIGTERM and
+# SIGHUP stop the running job too (exit status 130, 143, 129).
 #
 # The output ends with libep against plain MPI, like for like (`ep-bench
 # summary --ratios` over the files of all jobs): every libep case of the
@@ -129,13 +132,39 @@ EOF
 )
 
 status=0
-# job NP FILE-STEM [RUN-OPTIONS...]: one ep-bench run job.
+# Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the running job:
+# `timeout` puts the job in a process group of its own, which the terminal's
+# signals do not reach, and passes on to that group what it is sent.
+job_pid=""
+stop() {
+  trap - INT TERM HUP
+  if [ -n "$job_pid" ]; then
+    kill -TERM "$job_pid" 2>/dev/null || true
+    wait "$job_pid" 2>/dev/null || true
+  fi
+  echo "bench.sh: stopped by SIG$1" >&2
+  exit "$2"
+}
+trap 'stop INT 130' INT
+trap 'stop TERM 143' TERM
+trap 'stop HUP 129' HUP
+
+# job NP FILE-STEM [RUN-OPTIONS...]: one ep-bench run job. Its outputs from
+# an earlier run are removed first, so that what is left is this run's.
 job() {
-  local procs=$1 stem=$2
+  local procs=$1 stem=$2 code=0
   shift 2
   echo "== $suite under mpirun -np $procs: $out/$stem.json" >&2
+  rm -f -- "$out/$stem.json" "$out/$stem.csv"
   timeout --kill-after=10 "$limit" scripts/mpirun.sh -np "$procs" "$bench" run "$suite" \
-    --json "$out/$stem.json" --csv "$out/$stem.csv" "$@" "${extra[@]}" || status=$?
+    --json "$out/$stem.json" --csv "$out/$stem.csv" "$@" "${extra[@]}" &
+  job_pid=$!
+  wait "$job_pid" || code=$?
+  job_pid=""
+  if [ "$code" = 124 ]; then
+    echo "bench.sh: the -np $procs job did not end within BENCH_TIMEOUT=$limit s" >&2
+  fi
+  [ "$code" = 0 ] || [ "$status" != 0 ] || status=$code
 }
 job "$np" "$name" --quiet
 for n in $others; do
@@ -147,7 +176,11 @@ done
 # --ratios). Only this run's files, not those an earlier run left.
 files=()
 for stem in "$name" $(for n in $others; do echo "$name.np$n"; done); do
-  [ -f "$out/$stem.json" ] && files+=("$out/$stem.json")
+  if [ -f "$out/$stem.json" ]; then
+    files+=("$out/$stem.json")
+  else
+    echo "bench.sh: no results from the job of $out/$stem.json; its cases are missing below" >&2
+  fi
 done
 if [ ${#files[@]} -gt 0 ]; then
   echo

@@ -3,8 +3,9 @@
 
 The script runs from a stand-in repository root that holds a copy of it, a
 setup.sh and a cmake that do nothing, a scripts/mpirun.sh that runs the
-program directly, and a fake ep-bench: `run` writes its --json and --csv,
-`summary` prints the names of the files given.
+program directly, and a fake ep-bench: `run` writes its --json and --csv
+(or, in the job of FAKE_STALL processes, starts a child and waits forever,
+as ranks that hang would), `summary` prints the names of the files given.
 Each case states what the caller sees: the exit status, what stderr must
 say, and which files the final table is made of.
 
@@ -12,9 +13,13 @@ say, and which files the final table is made of.
 """
 import os
 import pathlib
+import pty
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 SUITE = ('{"defaults":{"repetitions":2},"cases":[{"name":"bar-ep","subcommand":"barrier",'
          '"ep":2},{"name":"bar-mpi-np4","subcommand":"barrier","processes":4,"impl":"mpi"}]}')
@@ -34,6 +39,11 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ "${FAKE_STALL:-}" = "$FAKE_NP" ]; then
+  sleep 300 &
+  echo "$$ $!" >"$FAKE_PIDS"
+  wait
+fi
 echo '{}' >"$json"
 echo x >"$csv"
 '''
@@ -88,6 +98,103 @@ def run(root, work, args, cwd=None, **extra):
                           timeout=60)
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie no one has reaped yet has ended too.
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def wait_for_job(work: pathlib.Path) -> list:
+    pids = work / "pids"
+    for _ in range(200):
+        if pids.exists() and pids.read_text().strip():
+            return [int(p) for p in pids.read_text().split()]
+        time.sleep(0.05)
+    return []
+
+
+def check_left(work: pathlib.Path, pids: list, what: str) -> None:
+    deadline = time.time() + 15
+    while any(alive(p) for p in pids) and time.time() < deadline:
+        time.sleep(0.1)
+    left = [p for p in pids if alive(p)]
+    if left:
+        # The job's own process group (timeout's), so that nothing outlives
+        # a failed test.
+        try:
+            os.killpg(os.getpgid(left[0]), signal.SIGKILL)
+        except OSError:
+            pass
+    report(bool(pids) and not left, f"{what}: the job's processes are gone",
+           f"  job pids {pids}, still running {left}")
+
+
+def ctrl_c(root: pathlib.Path, work: pathlib.Path) -> None:
+    """Ctrl-C on a terminal: the job stops with the script."""
+    (work / "pids").unlink(missing_ok=True)
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(root)
+        os.execve("/bin/bash", ["bash", "scripts/bench.sh", "suites/t2.json"],
+                  environment(work, FAKE_STALL="2"))
+    pids = wait_for_job(work)
+    os.write(fd, b"\x03")
+    deadline = time.time() + 20
+    status = None
+    while time.time() < deadline:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                os.read(fd, 4096)
+            except OSError:
+                pass
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = os.waitstatus_to_exitcode(st)
+            break
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.close(fd)
+    report(status == 130, "Ctrl-C: exit status 130", f"  got {status}")
+    check_left(work, pids, "Ctrl-C")
+
+
+def signalled(root: pathlib.Path, work: pathlib.Path, sig: int, expected: int) -> None:
+    """SIGTERM or SIGHUP to the script alone: the job stops with it."""
+    (work / "pids").unlink(missing_ok=True)
+    proc = subprocess.Popen(["bash", "scripts/bench.sh", "suites/t2.json"], cwd=root,
+                            env=environment(work, FAKE_STALL="2"), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pids = wait_for_job(work)
+    proc.send_signal(sig)
+    try:
+        status = proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        status = proc.wait()
+    name = signal.Signals(sig).name
+    report(status == expected, f"{name}: exit status {expected}", f"  got {status}")
+    check_left(work, pids, name)
+
+
+def stale_files(root: pathlib.Path, work: pathlib.Path) -> None:
+    """A job that writes nothing leaves no earlier run's file in the table."""
+    first = run(root, work, ["suites/t2.json"])
+    report(first.returncode == 0 and "t2.np4.json" in first.stdout, "a first run uses both files",
+           first.stdout + first.stderr)
+    second = run(root, work, ["suites/t2.json"], FAKE_STALL="4", BENCH_TIMEOUT="1")
+    report(second.returncode == 124 and "t2.json" in second.stdout
+           and "t2.np4.json" not in second.stdout and "t2.np4.json" in second.stderr,
+           "a job that timed out: exit status 124, its old file unused and named on stderr",
+           f"  status {second.returncode}\n{second.stdout}{second.stderr}")
+
+
 def relative_paths(root: pathlib.Path, work: pathlib.Path) -> None:
     """A relative suite and BENCH_OUT are the caller's."""
     caller = work / "caller"
@@ -139,6 +246,10 @@ def main() -> int:
     root = make_root(source, work)
     bad_input(root, work)
     relative_paths(root, work)
+    stale_files(root, work)
+    ctrl_c(root, work)
+    signalled(root, work, signal.SIGTERM, 143)
+    signalled(root, work, signal.SIGHUP, 129)
     print(f"FAIL: {failures}" if failures else "PASS")
     return 1 if failures else 0
 
