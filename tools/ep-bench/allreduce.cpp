@@ -56,6 +56,7 @@ CollPlan plan_allreduce(const AllreduceOptions& o, const Invocation& inv) {
   require_thread_level(bench, inv.thread_level_provided);
   CollPlan p = plan_collective(o.coll, inv, "allreduce");
   p.element_bytes = 4;
+  p.buffers_per_rank = 2;  // in and out
   for (const std::int64_t bytes : p.sizes) {
     if (bytes % p.element_bytes != 0)
       throw UsageError(fmt::format(

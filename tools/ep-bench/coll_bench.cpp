@@ -2,7 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
+#include <climits>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -177,6 +180,39 @@ void sweep(Team& team, int worker, const Coll& coll, const CollPlan& p,
 
 }  // namespace
 
+void check_buffers_fit(const CollPlan& p, const Invocation& inv) {
+  const auto largest = static_cast<std::size_t>(p.sizes.empty() ? 0 : p.sizes.back());
+  // Each rank's buffers at the largest size, and the memcpy reference's
+  // source; its destinations (one per rank) come after the collective's
+  // buffers are freed, so they add nothing to the peak.
+  const auto blocks_of = [&](int ranks) {
+    return static_cast<std::size_t>(ranks) * static_cast<std::size_t>(p.buffers_per_rank) +
+           (p.reference ? 1 : 0);
+  };
+  std::vector<void*> held;
+  bool fits = true;
+  for (std::size_t b = 0; b < blocks_of(p.layout.workers) && fits; ++b) {
+    void* block = std::malloc(std::max<std::size_t>(largest, 1));
+    fits = block != nullptr;
+    held.push_back(block);
+  }
+  for (void* block : held) std::free(block);
+  // The first world rank that failed, INT_MAX if none: every rank learns it
+  // and refuses alike, before anything is measured.
+  int failed = fits ? INT_MAX : inv.world_rank;
+  tools::check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
+               "MPI_Allreduce");
+  if (failed == INT_MAX) return;
+  const auto process = static_cast<std::size_t>(failed);
+  const int ranks = process < p.layout.per_process.size() ? p.layout.per_process[process] : 1;
+  const std::size_t blocks = blocks_of(ranks);
+  throw UsageError(fmt::format(
+      "--sizes {}: out of memory: the buffers for the {} rank{} of world rank {} ({} x {} B = "
+      "{} B) could not be allocated; use smaller --sizes or fewer ranks per process",
+      format_size(static_cast<std::int64_t>(largest)), ranks, ranks == 1 ? "" : "s", failed, blocks,
+      largest, blocks * largest));
+}
+
 Series coll_series(const CollPlan& plan, const std::string& family, std::int64_t bytes,
                    std::int64_t iterations) {
   const CommLayout& l = plan.layout;
@@ -211,6 +247,7 @@ CollPlan plan_collective(const CollOptions& o, const Invocation& inv,
 
 int run_collective(const CollPlan& plan, const BenchOptions& bench, const Invocation& inv,
                    const CollMeasures& measures) {
+  check_buffers_fit(plan, inv);
   const auto session = open_session(bench, inv);
   session->begin_run(describe_comm_run(plan.collective, plan.layout, bench, inv, plan.labels),
                      plan.layout.first_rank, plan.layout.workers);

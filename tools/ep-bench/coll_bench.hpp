@@ -50,6 +50,7 @@ struct CollPlan {
   std::string detail;              ///< for the table's title, e.g. "root 0"
   std::int64_t element_bytes = 0;  ///< > 0: entries carry count = bytes / element_bytes
   bool reference = false;          ///< also time the memcpy reference (bcast)
+  int buffers_per_rank = 1;        ///< buffers of a size each rank holds (allreduce: in, out)
   int root = 0;                    ///< the reference's source rank
 };
 
@@ -57,6 +58,13 @@ struct CollPlan {
 /// rank alike. The caller fills in the rest.
 CollPlan plan_collective(const CollOptions& options, const Invocation& invocation,
                          const std::string& collective);
+
+/// Refuses (UsageError, on every rank alike) a run whose buffers at the
+/// largest of plan.sizes do not fit in the memory of some process: each
+/// process allocates and frees them for all its ranks at once, so that a
+/// lack of memory is said before the run instead of aborting it.
+/// \note Collective over MPI_COMM_WORLD.
+void check_buffers_fit(const CollPlan& plan, const Invocation& invocation);
 
 /// One series of one size, reduced over all ranks: {wall, cpu} seconds of
 /// the slowest rank per repetition, and the wrong buffers over all ranks.

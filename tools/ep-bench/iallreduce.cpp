@@ -52,6 +52,7 @@ NbcTimes time_iallreduce(Team& team, int worker, const Coll& coll, int rank, std
 CollPlan plan_iallreduce(const IallreduceOptions& o, const Invocation& inv) {
   CollPlan p = plan_nonblocking(o.nbc, inv, "iallreduce");
   p.element_bytes = 4;
+  p.buffers_per_rank = 2;  // in and out
   for (const std::int64_t bytes : p.sizes) {
     if (bytes % p.element_bytes != 0)
       throw UsageError(fmt::format(

@@ -239,6 +239,7 @@ CollPlan plan_nonblocking(const NbcOptions& o, const Invocation& inv,
 int run_nonblocking(const CollPlan& plan, const NbcOptions& o, const Invocation& inv,
                     const NbcMeasures& measures) {
   const BenchOptions& bench = o.coll.comm.bench;
+  check_buffers_fit(plan, inv);
   const auto session = open_session(bench, inv);
   nlohmann::ordered_json labels = plan.labels;
   labels["test_calls"] = o.test_calls;
