@@ -51,4 +51,20 @@ TEST(SharedRankNote, SilentElsewhere) {
   EXPECT_EQ(ep::tools::shared_rank_note(ordered_json::object()), "");
 }
 
+// libep's own variables, as libep reads them: EP_CHECK_COLLECTIVES of 0 or
+// empty is off; the others count when non-empty.
+TEST(LibepEnvironmentNote, NamesWhatIsSet) {
+  const auto note = [](const ordered_json& env) {
+    return ep::tools::libep_environment_note({{"environment", env}});
+  };
+  const std::string all = note(
+      {{"EP_INSPECT", "/tmp/d"}, {"EP_CHECK_COLLECTIVES", "1"}, {"EP_COLL_ALGORITHM", "direct"}});
+  EXPECT_NE(all.find("EP_INSPECT=/tmp/d"), std::string::npos) << all;
+  EXPECT_NE(all.find("EP_CHECK_COLLECTIVES=1"), std::string::npos) << all;
+  EXPECT_NE(all.find("EP_COLL_ALGORITHM=direct"), std::string::npos) << all;
+  EXPECT_EQ(note({{"EP_CHECK_COLLECTIVES", "0"}, {"EP_INSPECT", ""}}), "");
+  EXPECT_EQ(note({{"LIBEP_ANYTHING", "1"}, {"OMPI_MCA_osc", "ucx"}}), "");
+  EXPECT_EQ(ep::tools::libep_environment_note(ordered_json::object()), "");
+}
+
 }  // namespace

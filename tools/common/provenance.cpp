@@ -75,6 +75,11 @@ nlohmann::ordered_json tuning_environment() {
   constexpr std::array<std::string_view, 5> launcher_set{"OMPI_MCA_orte_", "OMPI_MCA_ess",
                                                          "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
                                                          "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
+  // libep's own switches (docs/environment.md), read by name: EP_INSPECT
+  // writes files at every communicator creation, EP_CHECK_COLLECTIVES adds a
+  // meeting to every collective, EP_COLL_ALGORITHM picks the algorithms.
+  constexpr std::array<std::string_view, 3> libep_read{"EP_INSPECT", "EP_CHECK_COLLECTIVES",
+                                                       "EP_COLL_ALGORITHM"};
   std::map<std::string, std::string> env;  // sorted, so that two files diff cleanly
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
@@ -82,8 +87,9 @@ nlohmann::ordered_json tuning_environment() {
     if (equals == std::string_view::npos) continue;
     const auto name = text.substr(0, equals);
     const auto starts = [&](std::string_view p) { return name.starts_with(p); };
-    const bool wanted = std::any_of(prefixes.begin(), prefixes.end(), starts) &&
-                        std::none_of(launcher_set.begin(), launcher_set.end(), starts);
+    const bool wanted = (std::any_of(prefixes.begin(), prefixes.end(), starts) &&
+                         std::none_of(launcher_set.begin(), launcher_set.end(), starts)) ||
+                        std::find(libep_read.begin(), libep_read.end(), name) != libep_read.end();
     if (wanted) env[std::string(name)] = std::string(text.substr(equals + 1));
   }
   return nlohmann::ordered_json(env);
@@ -275,6 +281,30 @@ std::string oversubscription_note(const nlohmann::ordered_json& context) {
       "oversubscribed: {}. Ranks take turns on the cores, so the times include waiting for one; "
       "use fewer endpoints or processes per host to measure the library alone",
       hosts);
+}
+
+std::string libep_environment_note(const nlohmann::ordered_json& context) {
+  if (!context.contains("environment")) return {};
+  const auto& env = context.at("environment");
+  const auto value = [&](const char* name) { return env.value(name, std::string()); };
+  // Set as libep reads them (libep/src/comm/inspect.cpp, coll/checks.cpp,
+  // coll/algorithm.hpp): EP_INSPECT non-empty, EP_CHECK_COLLECTIVES neither
+  // empty nor 0, EP_COLL_ALGORITHM non-empty.
+  std::string what;
+  const auto add = [&](const std::string& text) {
+    what += fmt::format("{}{}", what.empty() ? "" : "; ", text);
+  };
+  if (!value("EP_INSPECT").empty())
+    add(fmt::format("EP_INSPECT={} writes the rank maps of every communicator created",
+                    value("EP_INSPECT")));
+  if (const std::string check = value("EP_CHECK_COLLECTIVES"); !check.empty() && check != "0")
+    add(fmt::format("EP_CHECK_COLLECTIVES={} compares the calls of every collective first", check));
+  if (!value("EP_COLL_ALGORITHM").empty())
+    add(fmt::format("EP_COLL_ALGORITHM={} forces libep's collective algorithm",
+                    value("EP_COLL_ALGORITHM")));
+  if (what.empty()) return {};
+  return fmt::format(
+      "{}; the times include that: leave it unset to measure libep as it runs by default", what);
 }
 
 std::string shared_rank_note(const nlohmann::ordered_json& context) {

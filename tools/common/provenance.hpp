@@ -38,6 +38,11 @@ std::string affinity_warning(const nlohmann::ordered_json& context);
 /// one. Empty when there is nothing to say.
 std::string oversubscription_note(const nlohmann::ordered_json& context);
 
+/// A note when the `environment` of `context` sets one of libep's own
+/// variables that changes its times (EP_INSPECT, EP_CHECK_COLLECTIVES,
+/// EP_COLL_ALGORITHM; docs/environment.md); empty otherwise.
+std::string libep_environment_note(const nlohmann::ordered_json& context);
+
 /// A note when threads share an MPI rank (`impl` "mpi-threads", more than
 /// one per process) on MPICH 4.0: a thread waiting in one of its blocking
 /// calls there keeps the process's global lock from the others (two threads

@@ -175,7 +175,7 @@ void Session::begin_run(nlohmann::ordered_json context, int first_rank, int work
     std::vector<std::string> notes;
     for (const std::string& note :
          {tools::affinity_warning(context), tools::oversubscription_note(context),
-          tools::shared_rank_note(context)}) {
+          tools::shared_rank_note(context), tools::libep_environment_note(context)}) {
       if (note.empty()) continue;
       fmt::print(table_out_, "{}: note: {}\n", tools::program_name(), note);
       notes.push_back(note);
