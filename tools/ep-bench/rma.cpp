@@ -3,11 +3,13 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <ep/ep.hpp>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "cli_numbers.hpp"
 #include "comm_bench.hpp"
@@ -56,8 +58,9 @@ Operations (--op; fop and cas move one element, --sizes does not apply):
   cas        MPI_Compare_and_swap, one integer: 4 bytes by default on Open MPI,
              whose 64-bit CAS crashes 4.1.x (open-mpi/ompi#11349), 8 elsewhere;
              --atomic-bytes 8 there needs mpirun --mca
-             btl_vader_single_copy_mechanism none (or --mca osc ucx): libep
-             refuses it otherwise, and plain MPI crashes
+             btl_vader_single_copy_mechanism none (or --mca osc ucx): without
+             either, ep-bench refuses it before running, for every --impl
+             (libep would refuse it, and plain MPI crashes)
 Synchronisation (--sync), as OSU's -s:
   flush        one shared lock of the target around the loop; op + MPI_Win_flush
   flush-local  the same with MPI_Win_flush_local
@@ -376,6 +379,31 @@ using namespace rma_bench;
 
 namespace {
 
+// 8-byte MPI_Compare_and_swap crashes Open MPI 4.1 (open-mpi/ompi#11349;
+// docs/design.md, "MPI defects worked around"): libep fails the call and
+// plain MPI segfaults, so such a case is refused before anything runs, for
+// every --impl alike, unless mpirun --mca (which exports OMPI_MCA_*) chose
+// one of the two settings that avoid the defect.
+void refuse_crashing_cas(const std::vector<RmaCase>& cases) {
+#if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+  const char* copy = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+  const char* osc = std::getenv("OMPI_MCA_osc");
+  if ((copy != nullptr && std::string_view(copy) == "none") ||
+      (osc != nullptr && std::string_view(osc).starts_with("ucx")))
+    return;
+  for (const RmaCase& c : cases)
+    if (c.shape.op == RmaOp::cas && c.shape.bytes == 8)
+      throw UsageError(fmt::format(
+          "--op cas --atomic-bytes 8: Open MPI {}.{}'s 8-byte MPI_Compare_and_swap crashes "
+          "(open-mpi/ompi#11349; docs/design.md, \"MPI defects worked around\"): libep refuses "
+          "it and plain MPI segfaults; use --atomic-bytes 4 (or auto), or mpirun --mca "
+          "btl_vader_single_copy_mechanism none (or --mca osc ucx)",
+          OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION));
+#else
+  (void)cases;
+#endif
+}
+
 // Every check run_rma makes before it measures (Subcommand::check).
 PairLayout plan_rma(const RmaOptions& o, const Invocation& inv) {
   require_thread_level(o.bench, inv.thread_level_provided);
@@ -397,7 +425,7 @@ PairLayout plan_rma(const RmaOptions& o, const Invocation& inv) {
         "process, which --impl mpi-threads --placement intra needs; use --window-kind allocate "
         "or --placement inter");
 #endif
-  (void)plan_rma_cases(o, layout.impl);
+  refuse_crashing_cas(plan_rma_cases(o, layout.impl));
   return layout;
 }
 
