@@ -169,6 +169,14 @@ int Model::evaluate(const OptionExpr& e, const Step& s, int step, int endpoint, 
     throw ScenarioError(fmt::format("{}: {} '{}' is undef, which it cannot be{}",
                                     step_label(s, step), e.option, e.expr.text(), context()));
   if (v.undef) return INT_MIN;  // the caller maps it to MPI_UNDEFINED
+  // INT_MIN is that mark, so a color or group that evaluates to it would
+  // pass for undef: refused as the negative number it is.
+  if (allow_undef && v.number == INT_MIN)
+    throw ScenarioError(fmt::format("{}: {} '{}' is {}{}; {}", step_label(s, step), e.option,
+                                    e.expr.text(), v.number, context(),
+                                    e.option == "--group"
+                                        ? "a group is 0, 1 or undef"
+                                        : "MPI requires a non-negative color or undef"));
   if (v.number < INT_MIN || v.number > INT_MAX)
     throw ScenarioError(fmt::format("{}: {} '{}' is {}, which does not fit an int{}",
                                     step_label(s, step), e.option, e.expr.text(), v.number,
