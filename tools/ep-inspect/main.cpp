@@ -10,9 +10,10 @@
 // The command line and the scenario are checked before any communicator is
 // built, identically on every rank, so a bad scenario ends the job with one
 // message and its status, never with a hang. Such a verdict is world rank
-// 0's to print and to exit with; the other ranks end with 0, so that the
-// launcher never kills rank 0 before its message is out
-// (ep::tools::shared_verdict).
+// 0's to print; every rank exits with its status, the others only after rank
+// 0 has printed it (a barrier), so that the launcher, which ends the job when
+// a process exits non-zero, never kills rank 0 before its message is out.
+// read is no MPI job: it prints in every process that runs it.
 #include <fmt/core.h>
 #include <mpi.h>
 
@@ -41,13 +42,55 @@ namespace {
 
 using namespace ep::inspect;
 
-// Before MPI starts, the launcher's environment tells which rank this is, so
-// that a usage error or --help is printed once and not once per rank.
-bool printing_rank() {
+// Before MPI starts, the launcher's environment tells which rank this may
+// be: the first of its rank variables that holds a decimal number, or -1 if
+// none does (a value that is no rank, such as an empty one, is not taken for
+// one).
+int launcher_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    if (const char* value = std::getenv(name)) return std::strcmp(value, "0") == 0;
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0' || std::strlen(value) > 9) continue;
+    if (std::strspn(value, "0123456789") != std::strlen(value)) continue;
+    return std::atoi(value);
   }
-  return true;
+  return -1;
+}
+
+// A verdict reached before MPI starts (--help, a command-line error): printed
+// once per job, not once per rank, and the same status on every rank. With
+// no launcher this process prints. Under one, every rank starts MPI to learn
+// its world rank (a variable left over from a launcher then makes this
+// process a singleton, rank 0, which prints), and the others end only after
+// rank 0 has printed.
+int early_verdict(const std::string& text, int status) {
+  std::FILE* out = status == 0 ? stdout : stderr;
+  if (launcher_rank() < 0) {
+    std::fputs(text.c_str(), out);
+    return status;
+  }
+  int provided = 0;
+  if (ep::tools::init_mpi(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+    std::fputs(text.c_str(), out);
+    return status;
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::fputs(text.c_str(), out);
+  std::fflush(out);
+  MPI_Barrier(MPI_COMM_WORLD);
+  ep::tools::finalize_mpi();
+  return status;
+}
+
+// A verdict every rank of the job reached alike: rank 0 prints it (`say`),
+// the others wait until it has, and all return `status`.
+template <class Say>
+int job_verdict(int rank, int status, const Say& say) {
+  if (rank == 0) say();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ep::tools::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  return status;
 }
 
 // The path --output names: stdout without one.
@@ -163,8 +206,8 @@ std::vector<Dump> load(const std::vector<std::string>& paths, const std::string&
   return dumps;
 }
 
-// Reading needs no MPI; started under mpirun anyway, every rank reaches the
-// same verdict and only the first speaks.
+// Reading needs no MPI: every process that runs it says its verdict and
+// exits with its status, started under mpirun or not.
 int run_read(const Command& c) {
   Findings f;
   std::vector<Dump> dumps;
@@ -172,13 +215,12 @@ int run_read(const Command& c) {
     if (const std::string problem = output_problem(c); !problem.empty()) throw UsageError(problem);
     dumps = load(c.read_paths, c.output, f);
   } catch (const UsageError& e) {
-    if (printing_rank()) fmt::print(stderr, "ep-inspect: {}\n", e.what());
-    return ep::tools::shared_verdict(exit_usage, printing_rank());
+    fmt::print(stderr, "ep-inspect: {}\n", e.what());
+    return exit_usage;
   }
   // Dumps of several runs make communicators that none of them had: no
   // merged document then, only what shows the mix.
   if (const std::vector<std::string> mix = mixed_runs(dumps); !mix.empty()) {
-    if (!printing_rank()) return 0;  // rank 0 says it and ends with the status
     constexpr std::size_t shown = 8;
     fmt::print(stderr, "ep-inspect: read: the files are dumps of more than one run:\n");
     for (std::size_t i = 0; i < mix.size() && i < shown; ++i) fmt::print(stderr, "  {}\n", mix[i]);
@@ -190,7 +232,6 @@ int run_read(const Command& c) {
   }
   ordered_json merged = merge_dumps(dumps, c.check, f);
   if (c.check) add_check_result(merged, f);
-  if (!printing_rank()) return 0;  // as above (ep::tools::shared_verdict)
   return finish(c, merged, f);
 }
 
@@ -200,18 +241,15 @@ int run_scenario_job(const Command& c, int rank, int size) {
   try {
     model.emplace(c.steps, size);
   } catch (const ScenarioError& e) {
-    if (rank == 0) fmt::print(stderr, "ep-inspect: {}\n", e.what());
-    return ep::tools::shared_verdict(exit_usage, rank == 0);
+    return job_verdict(rank, exit_usage, [&] { fmt::print(stderr, "ep-inspect: {}\n", e.what()); });
   }
   // An unwritable --output is found before the run (rank 0's view: it
   // writes), on every rank alike.
   const std::string problem = rank == 0 ? output_problem(c) : std::string();
   int writable = problem.empty() ? 1 : 0;
   ep::tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (!writable) {
-    if (rank == 0) fmt::print(stderr, "ep-inspect: {}\n", problem);
-    return ep::tools::shared_verdict(exit_usage, rank == 0);
-  }
+  if (!writable)
+    return job_verdict(rank, exit_usage, [&] { fmt::print(stderr, "ep-inspect: {}\n", problem); });
   const nlohmann::json reports = gather_reports(run_scenario(*model, c.steps, rank));
   int status = 0;
   if (rank == 0) {
@@ -220,8 +258,9 @@ int run_scenario_job(const Command& c, int rank, int size) {
     if (c.check) add_check_result(merged, f);
     status = finish(c, merged, f);
   }
+  // The bcast also keeps the others from ending before rank 0 has written.
   ep::tools::check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return ep::tools::shared_verdict(status, rank == 0);
+  return status;
 }
 
 int run_mpi(const Command& c, int argc, char** argv) {
@@ -236,11 +275,11 @@ int run_mpi(const Command& c, int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int status = 0;
   if (provided < MPI_THREAD_MULTIPLE) {
-    if (rank == 0)
+    status = job_verdict(rank, exit_failed, [&] {
       fmt::print(stderr,
                  "ep-inspect: endpoints need MPI_THREAD_MULTIPLE, but MPI provided only {}\n",
                  ep::tools::thread_level_name(provided));
-    status = ep::tools::shared_verdict(exit_failed, rank == 0);
+    });
   } else {
     try {
       status = run_scenario_job(c, rank, size);
@@ -258,10 +297,7 @@ int main(int argc, char** argv) {
   ep::tools::set_program_name("ep-inspect");
   try {
     const Parsed parsed = parse_command_line(argc, argv);
-    if (parsed.done) {
-      if (printing_rank()) std::fputs(parsed.text.c_str(), parsed.status == 0 ? stdout : stderr);
-      return ep::tools::shared_verdict(parsed.status, printing_rank());
-    }
+    if (parsed.done) return early_verdict(parsed.text, parsed.status);
     if (parsed.command.read) return run_read(parsed.command);
     return run_mpi(parsed.command, argc, argv);
   } catch (const std::exception& e) {
