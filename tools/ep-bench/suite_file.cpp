@@ -82,6 +82,17 @@ class Reader {
              fmt::format("expected a non-empty string, not {}", type_of(c[key])));
     }
     out.name = c["name"].get<std::string>();
+    // The name starts the table's and --dry-run's lines of the case: a line
+    // break or another control character in it would break them.
+    for (std::size_t at = 0; at < out.name.size(); ++at) {
+      const auto byte = static_cast<unsigned char>(out.name[at]);
+      if (byte < 0x20 || byte == 0x7f)
+        fail(pointer_to(out.pointer, "name"),
+             fmt::format("case {}: the name {} holds the control character U+{:04X} at byte {}; "
+                         "expected a name without control characters (it starts lines of "
+                         "the table and of --dry-run)",
+                         index, nlohmann::ordered_json(out.name).dump(), byte, at));
+    }
     out.subcommand = c["subcommand"].get<std::string>();
     if (c.contains("description") && !c["description"].is_string())
       fail(pointer_to(out.pointer, "description"),
