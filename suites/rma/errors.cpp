@@ -265,7 +265,8 @@ void eptest::run(Context& t) {
            [&] { return api::Accumulate(data, 1, MPI_INT, right, 0, 1, MPI_INT, mine, w.win); });
   t.check_rc(MPI_Op_free(&mine), "MPI_Op_free");
 
-  // Ops MPI does not define on the type. Open MPI 4.1.4's Fetch_and_op dies
+  // Ops MPI does not define on the type (and a type Compare_and_swap does
+  // not take: Open MPI accepts it). Open MPI 4.1.4's Fetch_and_op dies
   // of them, and the local path of a one-process window reported them
   // through MPI_COMM_WORLD's handler (rma/op_types.hpp): the reference does
   // not run these.
@@ -281,6 +282,9 @@ void eptest::run(Context& t) {
   int two_result[2] = {0, 0};
   e.expect("Fetch_and_op of MPI_2INT with MPI_SUM", MPI_ERR_OP, false,
            [&] { return api::Fetch_and_op(two, two_result, MPI_2INT, right, 0, MPI_SUM, w.win); });
+  e.expect("Compare_and_swap of MPI_FLOAT", MPI_ERR_TYPE, false, [&] {
+    return api::Compare_and_swap(&real, &real, &real_result, MPI_FLOAT, right, 0, w.win);
+  });
   MPI_Datatype reals = MPI_DATATYPE_NULL;  // derived: the element type is found through it
   t.check_rc(MPI_Type_contiguous(2, MPI_FLOAT, &reals), "MPI_Type_contiguous");
   t.check_rc(MPI_Type_commit(&reals), "MPI_Type_commit");

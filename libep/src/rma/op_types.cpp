@@ -119,6 +119,10 @@ bool op_defined_on(MPI_Op op, MPI_Datatype t) {
   return op == MPI_REPLACE || op == MPI_NO_OP;
 }
 
+bool swappable(MPI_Datatype type) {
+  return c_integer(type) || fortran_integer(type) || logical(type) || byte(type);
+}
+
 const char* op_name(MPI_Op op) {
   struct Named {
     MPI_Op op;

@@ -22,6 +22,10 @@ int element_type(MPI_Datatype type, MPI_Datatype* element);
 /// `element`.
 bool op_defined_on(MPI_Op op, MPI_Datatype element);
 
+/// Whether MPI_Compare_and_swap takes `type`: a predefined C or Fortran
+/// integer, logical or byte type (MPI-4.0 section 12.3.4).
+bool swappable(MPI_Datatype type);
+
 /// The name of the predefined reduction `op`, for messages ("MPI_BAND").
 const char* op_name(MPI_Op op);
 

@@ -545,6 +545,19 @@ int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   WinImpl* w = nullptr;
   int rc = check_win(win, fn, &w);
   if (rc != MPI_SUCCESS) return rc;
+  if (target_rank != MPI_PROC_NULL) {
+    detail::TypeLayout layout;
+    if ((rc = check_type(w, datatype, "the", &layout, fn)) != MPI_SUCCESS) return rc;
+    if (!detail::swappable(datatype)) {
+      char name[MPI_MAX_OBJECT_NAME] = "the type";
+      int length = 0;
+      static_cast<void>(MPI_Type_get_name(datatype, name, &length));
+      return detail::raise_win(w, MPI_ERR_TYPE, fn,
+                               "{} is not an integer, logical or byte type, which "
+                               "Compare_and_swap needs",
+                               name);
+    }
+  }
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
   if (rc != MPI_SUCCESS || a.proc_null) return rc;
