@@ -1,5 +1,6 @@
 #include "rma/op_types.hpp"
 
+#include <cstddef>
 #include <initializer_list>
 #include <vector>
 
@@ -121,6 +122,13 @@ bool op_defined_on(MPI_Op op, MPI_Datatype t) {
 
 bool swappable(MPI_Datatype type) {
   return c_integer(type) || fortran_integer(type) || logical(type) || byte(type);
+}
+
+std::string type_name(MPI_Datatype type, const char* fallback) {
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  int length = 0;
+  if (MPI_Type_get_name(type, name, &length) != MPI_SUCCESS || length <= 0) return fallback;
+  return std::string(name, static_cast<std::size_t>(length));
 }
 
 const char* op_name(MPI_Op op) {

@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include <string>
+
 namespace ep::detail {
 
 /// The predefined type every basic element of `type` is, found through the
@@ -25,6 +27,9 @@ bool op_defined_on(MPI_Op op, MPI_Datatype element);
 /// Whether MPI_Compare_and_swap takes `type`: a predefined C or Fortran
 /// integer, logical or byte type (MPI-4.0 section 12.3.4).
 bool swappable(MPI_Datatype type);
+
+/// MPI's name of `type` ("MPI_FLOAT"), for messages; `fallback` if it has none.
+std::string type_name(MPI_Datatype type, const char* fallback);
 
 /// The name of the predefined reduction `op`, for messages ("MPI_BAND").
 const char* op_name(MPI_Op op);

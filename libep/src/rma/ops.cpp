@@ -61,10 +61,8 @@ int check_op_on(WinImpl* w, MPI_Op op, MPI_Datatype type, const char* fn) {
                              "accumulate needs one");
   }
   if (detail::op_defined_on(op, element)) return MPI_SUCCESS;
-  char name[MPI_MAX_OBJECT_NAME] = "its type";
-  int length = 0;
-  static_cast<void>(MPI_Type_get_name(element, name, &length));
-  return detail::raise_win(w, MPI_ERR_OP, fn, "{} is not defined on {}", detail::op_name(op), name);
+  return detail::raise_win(w, MPI_ERR_OP, fn, "{} is not defined on {}", detail::op_name(op),
+                           detail::type_name(element, "its type"));
 }
 
 // A null datatype is refused here; other invalid ones by the layout query
@@ -549,13 +547,10 @@ int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
     detail::TypeLayout layout;
     if ((rc = check_type(w, datatype, "the", &layout, fn)) != MPI_SUCCESS) return rc;
     if (!detail::swappable(datatype)) {
-      char name[MPI_MAX_OBJECT_NAME] = "the type";
-      int length = 0;
-      static_cast<void>(MPI_Type_get_name(datatype, name, &length));
       return detail::raise_win(w, MPI_ERR_TYPE, fn,
                                "{} is not an integer, logical or byte type, which "
                                "Compare_and_swap needs",
-                               name);
+                               detail::type_name(datatype, "the type"));
     }
   }
   Access a;
