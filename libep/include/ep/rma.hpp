@@ -33,13 +33,12 @@
 // MPI_ERR_COUNT, MPI_ERR_OP (an op that is not predefined, not allowed
 // for the call, or not defined by MPI on the datatype's elements, such as
 // MPI_BAND on MPI_FLOAT), MPI_ERR_ARG, MPI_ERR_DISP (a displacement unit
-// that is not positive), MPI_ERR_ASSERT (assert flags the synchronisation
-// call does not define), MPI_ERR_SIZE (negative size), MPI_ERR_RMA_RANGE (an access outside the
-// target endpoint's region: nothing is written or read),
-// MPI_ERR_RMA_SYNC (an operation outside an access epoch, unlock without
-// lock, a second lock of one target, fence inside a passive epoch, free or
-// lock with an epoch open), MPI_ERR_LOCKTYPE. After an error nothing of
-// the failed call has happened and the next correct call works.
+// that is not positive, or a negative target displacement), MPI_ERR_ASSERT (assert flags the
+// synchronisation call does not define), MPI_ERR_SIZE (negative size), MPI_ERR_RMA_RANGE (an access
+// outside the target endpoint's region: nothing is written or read), MPI_ERR_RMA_SYNC (an operation
+// outside an access epoch, unlock without lock, a second lock of one target, fence inside a passive
+// epoch, free or lock with an epoch open), MPI_ERR_LOCKTYPE. After an error nothing of the failed
+// call has happened and the next correct call works.
 //
 // Not supported yet: general active target (post/start/complete/wait),
 // dynamic windows (Win_create_dynamic, Win_attach), shared-memory windows

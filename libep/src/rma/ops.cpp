@@ -101,6 +101,12 @@ int target_access(WinImpl* w, int rank, MPI_Aint disp, int count, MPI_Datatype t
   detail::TypeLayout& layout = a->layout;
   rc = check_type(w, type, "the target", &layout, fn);
   if (rc != MPI_SUCCESS) return rc;
+  // MPI's displacement is relative to the target's window base and never
+  // negative (libep has no dynamic windows, whose displacements are
+  // addresses); both MPIs refuse it as an argument, before any access.
+  if (disp < 0) {
+    return detail::raise_win(w, MPI_ERR_DISP, fn, "target displacement {} is negative", disp);
+  }
   const RegionEntry& r = w->shared->by_rank[static_cast<std::size_t>(rank)];
   MPI_Aint offset = 0;
   if (__builtin_mul_overflow(disp, static_cast<MPI_Aint>(r.disp_unit), &offset)) {
