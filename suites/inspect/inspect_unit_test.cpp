@@ -11,6 +11,7 @@
 
 #include "collect.hpp"
 #include "expr.hpp"
+#include "map_book.hpp"
 #include "maps.hpp"
 #include "runs.hpp"
 #include "scenario.hpp"
@@ -338,6 +339,72 @@ TEST(Check, CatchesABrokenDocument) {
   EXPECT_EQ(
       first_difference(common_part(intra_document(m, {0, 1, 2, 3}, 0, "w0c0")), common_part(other)),
       "at /rank_map/3/mpi_rank: 1 vs 0");
+}
+
+// The reports as the runner files them: each process keeps the first map
+// of a communicator whole and the others as patches (map_book.hpp).
+json filed(const Model& m, json reports) {
+  std::vector<MapBook> books(static_cast<std::size_t>(m.processes()));
+  for (json& r : reports) {
+    if (!r.contains("map")) continue;
+    json doc = std::move(r["map"]);
+    r.erase("map");
+    books[r["process"].get<std::size_t>()].file(r, r["step"].get<int>(), r["endpoint"].get<int>(),
+                                                std::move(doc));
+  }
+  return reports;
+}
+
+// One whole map per communicator and process, whatever the endpoint count:
+// N endpoints' reports held N x N map entries.
+TEST(MapBook, OneMapPerCommunicatorAndProcess) {
+  const std::vector<Step> steps{create({3, 2}), split("rank%2", "-rank")};
+  const Model m(steps, 2);
+  const json reports = filed(m, reports_for(m, {{4, 2, 0}, {3, 1}}));
+  int whole = 0;
+  for (const json& r : reports) {
+    if (r.contains("map")) {
+      ++whole;
+      continue;
+    }
+    ASSERT_TRUE(r.contains("map_patch")) << r.dump();
+    EXPECT_EQ(r["map_patch"].size(), 1u) << r.dump();  // the viewer's rank
+    EXPECT_EQ(r["map_patch"][0]["path"], "/viewer/rank") << r.dump();
+  }
+  // Endpoints 0-2 on process 0, 3-4 on process 1. Step 0: one communicator
+  // on both processes; step 1: color 0 (endpoints 4, 2, 0) and color 1 (3,
+  // 1), each on both.
+  EXPECT_EQ(whole, 2 + 2 + 2);
+  for (const json& r : reports) {
+    if (!r.contains("map_base")) continue;
+    const json& base = reports[static_cast<std::size_t>(r["map_base"].get<int>() * m.steps() +
+                                                        r["step"].get<int>())];
+    EXPECT_EQ(map_of(r, &base)["viewer"]["rank"], r["rank"]);
+  }
+}
+
+// The merge reads filed reports as the whole ones: the same document, and
+// --check finds the same problems, one endpoint's own among them.
+TEST(MapBook, MergedAndCheckedAsTheWholeMaps) {
+  const std::vector<Step> steps{create({3, 2}), split("rank%2", "-rank")};
+  const Model m(steps, 2);
+  json whole = reports_for(m, {{4, 2, 0}, {3, 1}});
+  for (const bool broken : {false, true}) {
+    if (broken) {
+      // Endpoint 2's view of the created communicator, filed as a patch
+      // (endpoint 0 files process 0's first): rank 1 on local rank 0 too.
+      json& r = whole[static_cast<std::size_t>(2 * m.steps() + 0)];
+      r["map"]["rank_map"][1]["local_rank"] = 0;
+    }
+    Findings f_whole;
+    Findings f_filed;
+    const ordered_json a = merge_scenario(m, steps, whole, true, f_whole);
+    const ordered_json b = merge_scenario(m, steps, filed(m, whole), true, f_filed);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(f_whole.failures, f_filed.failures);
+    EXPECT_EQ(f_whole.documents, f_filed.documents);
+    EXPECT_EQ(f_filed.failures.empty(), !broken);
+  }
 }
 
 // Each thing one run cannot produce, alone; and what one run can (views of

@@ -47,6 +47,12 @@
     --stdout-file, PATH holds TEXT before that read, whose stdout is appended
     to it (a shell's `>> PATH`); PATH must still begin with TEXT after it.
 
+  run_inspect_test.py --launcher L --np N --schema S --max-rss MB -- ep-inspect ...
+    The run succeeds and prints one document matching the schema, and no
+    process of the job (the launcher's included) was ever more than MB
+    megabytes resident (their peak, as getrusage reports it for the
+    children this runner waited for).
+
   run_inspect_test.py --launcher L --np N --schema S --written PATH
                       [--fifo PATH] [--link LINK=TARGET ...] -- ep-inspect -o PATH ...
     The run succeeds, prints nothing on stdout, and what it wrote to PATH (a
@@ -76,6 +82,7 @@ import glob
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import socket
@@ -199,6 +206,24 @@ def golden_test(args):
                                     lineterm="")
         sys.stderr.write("\n".join(list(diff)[:80]) + "\n")
         fail(f"the output differs from {args.golden} (EP_INSPECT_UPDATE_GOLDEN=1 rewrites it)")
+
+
+def memory_test(args):
+    code, out, err = launch(args, args.command)
+    tool_test.expect_status(code, 0)
+    try:
+        document = json.loads(out)
+    except json.JSONDecodeError as e:
+        fail(f"stdout is not one JSON document: {e}")
+    validate(document, args.schema, "the output")
+    # Linux gives kilobytes: the largest peak of any process waited for, its
+    # own waited-for children included (the launcher waits for the ranks).
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"largest peak resident set of the job: {peak:.0f} MB (at most {args.max_rss:g} MB)",
+          file=sys.stderr)
+    if peak > args.max_rss:
+        fail(f"a process of the job was {peak:.0f} MB resident at its peak; expected at most "
+             f"{args.max_rss:g} MB (one copy of each rank map per process, not one per endpoint)")
 
 
 def fail_test(args):
@@ -431,6 +456,8 @@ def main():
     parser.add_argument("--written", metavar="PATH", help="the run's -o, checked after it")
     parser.add_argument("--fifo", metavar="PATH", help="with --written: a named pipe")
     parser.add_argument("--link", action="append", default=[], metavar="LINK=TARGET")
+    parser.add_argument("--max-rss", type=float, metavar="MB",
+                        help="the job's processes stay below MB megabytes resident")
     parser.add_argument("--dir-name", help="--dump: EP_INSPECT names a directory NAME (made by "
                                            "libep) in a temporary one")
     args = parser.parse_args()
@@ -440,12 +467,14 @@ def main():
         dump_test(args, args.command[0])
     elif args.written:
         written_test(args)
+    elif args.max_rss is not None:
+        memory_test(args)
     elif args.golden:
         golden_test(args)
     elif args.fail:
         fail_test(args)
     else:
-        parser.error("give --golden, --fail or --dump")
+        parser.error("give --golden, --fail, --dump, --written or --max-rss")
     print("PASS")
 
 

@@ -5,11 +5,13 @@
 
 #include <climits>
 #include <ep/ep.hpp>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "json_input.hpp"
 #include "json_output.hpp"
+#include "map_book.hpp"
 #include "mpi_check.hpp"
 
 namespace ep::inspect {
@@ -22,7 +24,18 @@ constexpr int intercomm_tag_base = 100;
 
 int mpi_color(int color) { return color == INT_MIN ? MPI_UNDEFINED : color; }
 
-nlohmann::json report(const Model& model, int step, int endpoint, ep::Comm comm) {
+// What the endpoints of this process share while they report: their rank
+// maps (map_book.hpp), and a lock that lets one endpoint at a time hold a
+// whole document, so that a process holds one document of each
+// communicator, not one per endpoint, also while they all report at once.
+// ep::Comm_inspect is local: an endpoint waiting here holds up no other.
+struct Reporting {
+  std::mutex lock;
+  MapBook book;
+};
+
+nlohmann::json report(const Model& model, int step, int endpoint, ep::Comm comm,
+                      Reporting& shared) {
   nlohmann::json r = {{"step", step},
                       {"endpoint", endpoint},
                       {"process", model.process_of(endpoint)},
@@ -33,18 +46,19 @@ nlohmann::json report(const Model& model, int step, int endpoint, ep::Comm comm)
   int size = -1;
   int inter = 0;
   int remote_size = 0;
-  std::string text;
   tools::check(ep::Comm_rank(comm, &rank), "ep::Comm_rank");
   tools::check(ep::Comm_size(comm, &size), "ep::Comm_size");
   tools::check(ep::Comm_test_inter(comm, &inter), "ep::Comm_test_inter");
   if (inter) tools::check(ep::Comm_remote_size(comm, &remote_size), "ep::Comm_remote_size");
-  tools::check(ep::Comm_inspect(comm, &text), "ep::Comm_inspect");
   r["rank"] = rank;
   r["size"] = size;
   r["inter"] = inter != 0;
   r["remote_size"] = remote_size;
+  std::lock_guard hold(shared.lock);
+  std::string text;
+  tools::check(ep::Comm_inspect(comm, &text), "ep::Comm_inspect");
   try {
-    r["map"] = tools::parse_json(text, "ep::Comm_inspect's document");
+    shared.book.file(r, step, endpoint, tools::parse_json(text, "ep::Comm_inspect's document"));
   } catch (const tools::JsonInputError& e) {
     // Kept, so that --check says so instead of the tool failing here.
     r["map"] = nullptr;
@@ -87,15 +101,15 @@ ep::Comm take_step(const Step& s, const EndpointStep& args, int step, ep::Comm c
 }
 
 void run_endpoint(const Model& model, const std::vector<Step>& steps, int endpoint, ep::Comm world,
-                  nlohmann::json& reports) {
+                  Reporting& shared, nlohmann::json& reports) {
   std::vector<ep::Comm> owned{world};
   ep::Comm current = world;
-  reports.push_back(report(model, 0, endpoint, current));
+  reports.push_back(report(model, 0, endpoint, current, shared));
   for (int step = 1; step < static_cast<int>(steps.size()); ++step) {
     if (current == ep::COMM_NULL) break;  // out of the chain since an undef color
     current =
         take_step(steps[static_cast<std::size_t>(step)], model.at(step, endpoint), step, current);
-    reports.push_back(report(model, step, endpoint, current));
+    reports.push_back(report(model, step, endpoint, current, shared));
     if (current != ep::COMM_NULL) owned.push_back(current);
   }
   // Newest first, the same order on every endpoint.
@@ -111,11 +125,13 @@ nlohmann::json run_scenario(const Model& model, const std::vector<Step>& steps, 
   tools::check(ep::Comm_create_endpoints(MPI_COMM_WORLD, count, MPI_INFO_NULL, created.data()),
                "ep::Comm_create_endpoints");
   std::vector<nlohmann::json> reports(static_cast<std::size_t>(count), nlohmann::json::array());
+  Reporting shared;
   std::vector<std::thread> threads;
   for (int l = 0; l < count; ++l) {
     threads.emplace_back([&, l] {
       run_endpoint(model, steps, model.endpoint_of(process, l),
-                   created[static_cast<std::size_t>(l)], reports[static_cast<std::size_t>(l)]);
+                   created[static_cast<std::size_t>(l)], shared,
+                   reports[static_cast<std::size_t>(l)]);
     });
   }
   for (auto& t : threads) t.join();

@@ -13,8 +13,10 @@ namespace ep::inspect {
 /// Runs every step of the scenario on this process's endpoints and returns
 /// one report per endpoint and step it took part in:
 ///   {"step", "endpoint", "process", "local", "has_comm", and with a
-///    communicator "rank", "size", "inter", "remote_size", "map" (the
-///    endpoint's ep::Comm_inspect document)}.
+///    communicator "rank", "size", "inter", "remote_size", and the
+///    endpoint's ep::Comm_inspect document: "map", or "map_base" and
+///    "map_patch" where another endpoint of the process holds it
+///    (map_book.hpp; map_of puts it back together)}.
 /// \note Collective over MPI_COMM_WORLD (every process calls it, also one
 /// hosting no endpoint). A failing libep call aborts the job with a message:
 /// the other endpoints would otherwise wait for this one forever.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "collect.hpp"
+#include "map_book.hpp"
 
 namespace ep::inspect {
 
@@ -41,6 +42,18 @@ class ScenarioMerger {
   const json* report(int step, int e) const {
     return at_[static_cast<std::size_t>(step)][static_cast<std::size_t>(e)];
   }
+  // What a report's map says, learned once (index): a report may hold only
+  // a patch (map_book.hpp), and a whole document is then made again from it
+  // (map) only where one is read.
+  struct Seen {
+    std::string id;       // its communicator, "" if it names none
+    bool usable = false;  // the shape of a rank-map document (shape_error)
+    int group = 0;        // the viewer's group, in a usable inter-communicator's map
+  };
+  const Seen& seen(int step, int e) const {
+    return seen_[static_cast<std::size_t>(step)][static_cast<std::size_t>(e)];
+  }
+  json map(int step, int e) const;
   std::string endpoint_name(int e) const {
     return fmt::format("endpoint {} (process {}, handle {})", e, m_.process_of(e), m_.local_of(e));
   }
@@ -58,6 +71,7 @@ class ScenarioMerger {
   bool check_;
   Findings& f_;
   std::vector<std::vector<const json*>> at_;   // [step][endpoint] -> report
+  std::vector<std::vector<Seen>> seen_;        // [step][endpoint]
   std::vector<std::vector<std::string>> ids_;  // [step][model comm] -> communicator id
   std::set<std::string> seen_ids_;
 };
@@ -72,6 +86,17 @@ std::string ScenarioMerger::where(int step, int mi) const {
   return id.empty() ? what : fmt::format("{} [{}]", what, id);
 }
 
+json ScenarioMerger::map(int step, int e) const {
+  const json* r = report(step, e);
+  if (!r) return nullptr;
+  const json* base = nullptr;
+  if (r->contains("map_base")) {
+    const int b = (*r)["map_base"].get<int>();
+    if (b >= 0 && b < m_.endpoints()) base = report(step, b);
+  }
+  return map_of(*r, base);
+}
+
 void ScenarioMerger::index(const json& reports) {
   at_.assign(static_cast<std::size_t>(m_.steps()),
              std::vector<const json*>(static_cast<std::size_t>(m_.endpoints()), nullptr));
@@ -80,6 +105,19 @@ void ScenarioMerger::index(const json& reports) {
     const int e = r["endpoint"].get<int>();
     at_[static_cast<std::size_t>(step)][static_cast<std::size_t>(e)] = &r;
   }
+  // One document at a time: the memory of one map, however many endpoints.
+  seen_.assign(static_cast<std::size_t>(m_.steps()),
+               std::vector<Seen>(static_cast<std::size_t>(m_.endpoints())));
+  for (int step = 0; step < m_.steps(); ++step) {
+    for (int e = 0; e < m_.endpoints(); ++e) {
+      const json doc = map(step, e);
+      Seen& s = seen_[static_cast<std::size_t>(step)][static_cast<std::size_t>(e)];
+      if (doc.is_object() && doc.contains("communicator") && doc["communicator"].is_string())
+        s.id = doc["communicator"].get<std::string>();
+      s.usable = shape_error(doc).empty();
+      if (s.usable) s.group = doc["viewer"].value("group", 0);
+    }
+  }
   ids_.assign(static_cast<std::size_t>(m_.steps()), {});
   for (int step = 0; step < m_.steps(); ++step) {
     for (const ModelComm& c : m_.comms(step)) {
@@ -87,10 +125,8 @@ void ScenarioMerger::index(const json& reports) {
       std::string id;
       for (int g = 0; g < 2 && id.empty(); ++g) {
         for (int e : c.members[g]) {
-          const json* r = report(step, e);
-          if (r && r->contains("map") && (*r)["map"].is_object() &&
-              (*r)["map"].contains("communicator")) {
-            id = (*r)["map"]["communicator"].get<std::string>();
+          if (!seen(step, e).id.empty()) {
+            id = seen(step, e).id;
             break;
           }
         }
@@ -132,9 +168,7 @@ void ScenarioMerger::check_comm(int step, int mi) {
   std::set<int> expected(c.members[0].begin(), c.members[0].end());
   expected.insert(c.members[1].begin(), c.members[1].end());
   for (int e = 0; e < m_.endpoints(); ++e) {
-    const json* r = report(step, e);
-    const bool here = r && r->contains("map") && (*r)["map"].is_object() &&
-                      (*r)["map"].value("communicator", "") == id;
+    const bool here = seen(step, e).id == id;
     if (here != (expected.count(e) > 0))
       f_.fail(fmt::format("{}: {} {} in it, but MPI's rules put it {}", w, endpoint_name(e),
                           here ? "is" : "is not", here ? "elsewhere" : "there"));
@@ -181,7 +215,7 @@ void ScenarioMerger::check_ranks(int step, const ModelComm& c, const std::string
 // Every member's document: well-formed, consistent, about the member itself,
 // and the same communicator as the first member sees it.
 void ScenarioMerger::check_views(int step, const ModelComm& c, const std::string& w) {
-  const json* first = nullptr;
+  json first;  // its common part
   int first_endpoint = -1;
   int libep_group_of[2] = {-1, -1};  // by --group value
   for (int g = 0; g < 2; ++g) {
@@ -193,7 +227,7 @@ void ScenarioMerger::check_views(int step, const ModelComm& c, const std::string
         f_.fail(fmt::format("{}: {}", who, (*rep)["map_error"].get<std::string>()));
         continue;
       }
-      const json& doc = (*rep)["map"];
+      const json doc = map(step, e);
       if (const std::string why = shape_error(doc); !why.empty()) {
         f_.fail(fmt::format("{}: {}", who, why));
         continue;
@@ -216,10 +250,10 @@ void ScenarioMerger::check_views(int step, const ModelComm& c, const std::string
                           "--group {} from the other group",
                           who, lg, g));
       }
-      if (!first) {
-        first = &doc;
+      if (first_endpoint < 0) {
+        first = common_part(doc);
         first_endpoint = e;
-      } else if (const std::string diff = first_difference(common_part(*first), common_part(doc));
+      } else if (const std::string diff = first_difference(first, common_part(doc));
                  !diff.empty()) {
         f_.fail(fmt::format("{}: the view of {} and that of {} differ {}", w,
                             endpoint_name(first_endpoint), endpoint_name(e), diff));
@@ -246,7 +280,6 @@ ordered_json ScenarioMerger::origin(int step, int mi) const {
 ordered_json ScenarioMerger::entry(int step, int mi) const {
   const ModelComm& c = m_.comms(step)[static_cast<std::size_t>(mi)];
   const std::string& id = ids_[static_cast<std::size_t>(step)][static_cast<std::size_t>(mi)];
-  const json* doc = nullptr;
   int doc_endpoint = -1;
   std::vector<std::pair<int, int>> ranks[2];  // by libep group: (rank, endpoint)
   ordered_json group_of_value = {nullptr, nullptr};
@@ -254,22 +287,16 @@ ordered_json ScenarioMerger::entry(int step, int mi) const {
   for (int g = 0; g < 2; ++g) {
     for (int e : c.members[g]) {
       const json* rep = report(step, e);
-      if (!rep || !rep->contains("map") || shape_error((*rep)["map"]) != "" ||
-          (*rep)["map"]["communicator"] != id)
-        continue;
+      if (!rep || !seen(step, e).usable || seen(step, e).id != id) continue;
       ++views;
-      const json& d = (*rep)["map"];
-      const int lg = c.inter ? d["viewer"].value("group", 0) : 0;
+      const int lg = c.inter ? seen(step, e).group : 0;
       group_of_value[static_cast<std::size_t>(g)] = lg;
       ranks[lg == 1 ? 1 : 0].emplace_back((*rep)["rank"].get<int>(), e);
-      if (!doc || e < doc_endpoint) {
-        doc = &d;
-        doc_endpoint = e;
-      }
+      if (doc_endpoint < 0 || e < doc_endpoint) doc_endpoint = e;
     }
   }
-  if (!doc) return nullptr;
-  const json common = common_part(*doc);
+  if (doc_endpoint < 0) return nullptr;
+  const json common = common_part(map(step, doc_endpoint));
   ordered_json endpoints[2] = {ordered_json::array(), ordered_json::array()};
   for (int lg = 0; lg < 2; ++lg) {
     std::sort(ranks[lg].begin(), ranks[lg].end());
