@@ -21,6 +21,11 @@ The files are read by `ep-bench summary` (the reader and statistics that
 directory of this repository (the newest build*/tools/ep-bench/ep-bench).
 
 Needs matplotlib: Debian's package python3-matplotlib.
+
+Exit status: 0 the plots are written; 2 a wrong command line (an empty
+PREFIX, an unknown --family) or a result file ep-bench cannot read; 3
+matplotlib or ep-bench is missing, or the ep-bench found cannot be run or
+prints no summary of the files.
 """
 
 import argparse
@@ -62,28 +67,74 @@ def import_pyplot():
 
 
 def find_ep_bench(given):
-    """The ep-bench that reads the files: the one given, on PATH, or the newest build."""
-    for candidate in (given, shutil.which("ep-bench")):
-        if candidate:
-            return candidate
+    """The ep-bench that reads the files, and how to name it in messages: the
+    one given, on PATH, or the newest build."""
+    if given is not None:
+        return given, f"--ep-bench {given}"
+    found = shutil.which("ep-bench")
+    if found:
+        return found, f"{found} (the ep-bench on PATH)"
     built = glob.glob(os.path.join(ROOT, "build*", "tools", "ep-bench", "ep-bench"))
     if built:
-        return max(built, key=os.path.getmtime)
+        newest = max(built, key=os.path.getmtime)
+        return newest, f"{newest} (the newest ep-bench built here)"
     die("needs ep-bench to read result files: build it (cmake --build build --target ep-bench)"
         " or name it with --ep-bench PATH", status=3)
 
 
+def is_median(statistics):
+    return (isinstance(statistics, dict) and isinstance(statistics.get("median"), (int, float))
+            and not isinstance(statistics.get("median"), bool))
+
+
+def summary_problem(document, count):
+    """What keeps `document` from being ep-bench's summary of `count` files
+    (the fields load() reads), or None."""
+    if not isinstance(document, dict) or not isinstance(document.get("files"), list):
+        return "no 'files' list"
+    if len(document["files"]) != count:
+        return f"'files' lists {len(document['files'])} files for the {count} given"
+    for i, summary in enumerate(document["files"]):
+        if not (isinstance(summary, dict) and isinstance(summary.get("path"), str)
+                and isinstance(summary.get("context"), dict)
+                and isinstance(summary.get("cases"), list)):
+            return f"/files/{i} has no path, context and cases"
+        for j, case in enumerate(summary["cases"]):
+            if not (isinstance(case, dict) and isinstance(case.get("family"), str)
+                    and isinstance(case.get("labels"), dict) and is_median(case.get("real_time"))
+                    and ("bytes_per_second" not in case or is_median(case["bytes_per_second"]))):
+                return f"/files/{i}/cases/{j} has no family, labels and median real_time"
+    return None
+
+
 def summarize(ep_bench, paths):
     """`ep-bench summary --json -` of the files: each file's context and case statistics."""
+    path, name = ep_bench
+    command = "summary --json -"
     try:
-        done = subprocess.run([ep_bench, "summary", "--json", "-", "--"] + paths,
-                              capture_output=True, text=True)
+        done = subprocess.run([path, "summary", "--json", "-", "--"] + paths,
+                              capture_output=True, text=True, errors="replace",
+                              stdin=subprocess.DEVNULL)
     except OSError as e:
-        die(f"cannot run {ep_bench}: {e.strerror}", status=3)
+        die(f"{name}: cannot run it: {e.strerror}", status=3)
     if done.returncode != 0:
-        message = done.stderr.strip() or f"{ep_bench} summary exited with {done.returncode}"
+        message = done.stderr.strip() or f"{path} summary exited with {done.returncode}"
         raise InputError(message.removeprefix("ep-bench summary: "))
-    return json.loads(done.stdout)["files"]
+    # Anything else that exits 0 (/bin/true, a script) is not the reader.
+    expected = "expected ep-bench's summary of the files as JSON; is it ep-bench?"
+    if not done.stdout.strip():
+        die(f"{name}: '{command}' printed nothing; {expected}", status=3)
+    try:
+        document = json.loads(done.stdout)
+    except json.JSONDecodeError as e:
+        start = done.stdout.strip().splitlines()[0][:60]
+        die(f"{name}: '{command}' printed no JSON ({e.msg} at line {e.lineno} column {e.colno};"
+            f" it begins {start!r}); {expected}", status=3)
+    problem = summary_problem(document, len(paths))
+    if problem:
+        die(f"{name}: '{command}' printed JSON that is no summary ({problem}); {expected}",
+            status=3)
+    return document["files"]
 
 
 def file_label(path, context):
@@ -212,6 +263,10 @@ def main():
                         help="the ep-bench that reads the files (default: on PATH, else the"
                              " newest build*/ here)")
     args = parser.parse_args()
+    # "" wrote "-latency.svg" in the working directory, "plots/" plots/-latency.svg.
+    if os.path.basename(args.output) in ("", ".", ".."):
+        die(f"-o/--output {args.output!r}: names no file; expected a PREFIX such as plots/p2p"
+            " (for plots/p2p-latency.svg)")
 
     try:
         loaded = [load(summary) for summary in summarize(find_ep_bench(args.ep_bench), args.files)]
