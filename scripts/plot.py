@@ -6,8 +6,8 @@
 writes PREFIX-latency.svg/.png (median real_time of each case) and
 PREFIX-bandwidth.svg/.png (median bytes_per_second), both on log axes, with
 one line per result file and series (family, impl/placement, pairs). The
-legend names each file by the MPI implementation and version in its context,
-or by its file name.
+legend, below the plot, names each file by the MPI implementation and
+version in its context, or by its file name.
 
 Which families go where: the latency plot takes every family except the
 streaming ones (names with "bandwidth" or "msgrate"), whose time is a time
@@ -222,14 +222,20 @@ def plot(pyplot, runs, metric, families, title, ylabel, scale, prefix, kind):
     axes.set_ylabel(ylabel)
     axes.set_title(title)
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize="small")
     figure.tight_layout()
+    # Below the figure, where it hides no line: inside the axes it covered
+    # the kept results' curves wherever it went. The saved image grows to
+    # hold it (bbox_inches="tight"); two columns once it would be long.
+    handles, labels = axes.get_legend_handles_labels()
+    legend = figure.legend(handles, labels, fontsize="small", loc="upper center",
+                           bbox_to_anchor=(0.5, 0), ncol=1 if lines <= 8 else 2, frameon=False)
     written = []
     for extension in ("svg", "png"):
         name = f"{prefix}-{kind}.{extension}"
         metadata = {"Date": None} if extension == "svg" else None  # same input, same file
         try:
-            figure.savefig(name, format=extension, metadata=metadata)
+            figure.savefig(name, format=extension, metadata=metadata, bbox_inches="tight",
+                           bbox_extra_artists=[legend])
         except OSError as e:
             die(f"cannot write {name}: {e.strerror}")
         written.append(name)
