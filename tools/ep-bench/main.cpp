@@ -3,16 +3,18 @@
 //
 // The command line is parsed before MPI starts, because the chosen
 // subcommand decides which thread level to request. Every rank parses the
-// same arguments and reaches the same verdict; only world rank 0 prints it
-// and exits with its status, the others with 0 (ep::tools::shared_verdict).
+// same arguments and reaches the same verdict: world rank 0 prints it, and
+// every rank exits with its status, the others only after rank 0 has printed
+// (ep::tools::early_verdict before MPI starts, job_verdict after).
 
 #include <fmt/core.h>
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <ep/version.hpp>
 #include <exception>
-#include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,28 +47,25 @@ int world_rank() {
   return rank;
 }
 
-// Help, --version and parse errors: MPI is started only to learn which rank
-// prints, so that mpirun -np 4 shows one message, not four; not at all when
-// the subcommand named runs without MPI.
+// Help, --version and parse errors: under a launcher MPI is started only to
+// learn which rank prints, so that mpirun -np 4 shows one message, not four,
+// and every rank exits with the same status (ep::tools::early_verdict); not
+// at all when the subcommand named runs without MPI (compare, summary), where
+// each process says it.
 int finish_parse(const CLI::App& app, const CLI::ParseError& error, bool start_mpi) {
-  if (!start_mpi) {
-    if (error.get_exit_code() == 0) return app.exit(error);  // --help
-    fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
-    return exit_usage;
+  std::string text;
+  int status = 0;
+  if (error.get_exit_code() == 0) {  // --help or --version: CLI11 writes them
+    std::ostringstream out;
+    app.exit(error, out, out);
+    text = out.str();
+  } else {
+    text = fmt::format("ep-bench: {}\nRun with --help for more information.\n", error.what());
+    status = exit_usage;
   }
-  int provided = 0;
-  const int init_rc = ep::tools::init_mpi(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
-  if (init_rc != MPI_SUCCESS) return app.exit(error) == 0 ? 0 : exit_usage;
-  const bool printer = world_rank() == 0;
-  int code = error.get_exit_code();
-  if (code == 0) {  // --help or --version: CLI11 prints them
-    std::ostream discard(nullptr);
-    code = printer ? app.exit(error) : app.exit(error, discard, discard);
-  } else if (printer) {
-    fmt::print(stderr, "ep-bench: {}\nRun with --help for more information.\n", error.what());
-  }
-  ep::tools::finalize_mpi();
-  return ep::tools::shared_verdict(code == 0 ? 0 : exit_usage, printer);
+  if (start_mpi) return ep::tools::early_verdict(text, status);
+  std::fputs(text.c_str(), status == 0 ? stdout : stderr);
+  return status;
 }
 
 // "ep-bench bogus": CLI11 says only that a subcommand is required. The first
@@ -90,9 +89,14 @@ int invoke(const ep::bench::Subcommand& command, const ep::bench::Invocation& in
   try {
     return command.run(inv);
   } catch (const ep::bench::UsageError& e) {  // every rank alike
-    if (inv.world_rank == 0)
+    const auto say = [&] {
       fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", prefix, e.what());
-    return ep::tools::shared_verdict(exit_usage, inv.world_rank == 0);
+    };
+    if (!command.needs_mpi) {
+      say();
+      return exit_usage;
+    }
+    return ep::tools::job_verdict(inv.world_rank, exit_usage, say);
   } catch (const std::exception& e) {  // reaches one rank only: say which
     if (command.needs_mpi)
       fmt::print(stderr, "{} (world rank {}): {}\n", prefix, inv.world_rank, e.what());

@@ -10,6 +10,7 @@
 #include "cli_numbers.hpp"
 #include "json_output.hpp"
 #include "mpi_check.hpp"
+#include "mpi_lifetime.hpp"
 #include "provenance.hpp"
 #include "session.hpp"
 #include "stats.hpp"
@@ -258,10 +259,9 @@ std::vector<std::string> check_cases(const PreparedSuite& p, const RunOptions& o
 
 int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv) {
   const bool writer = inv.world_rank == 0;
-  if (!p.error.empty()) {
-    if (writer) fmt::print(stderr, "ep-bench run: {}\n", p.error);
-    return exit_usage;
-  }
+  if (!p.error.empty())
+    return tools::job_verdict(inv.world_rank, exit_usage,
+                              [&] { fmt::print(stderr, "ep-bench run: {}\n", p.error); });
   std::vector<const PreparedCase*> runnable;
   std::vector<std::pair<const PreparedCase*, std::string>> skipped;
   std::size_t elsewhere = 0;  // --only-exact-np: cases left to the suite's main job
@@ -274,12 +274,11 @@ int run_suite(const PreparedSuite& p, const RunOptions& o, const Invocation& inv
       runnable.push_back(&c);
   }
   if (const auto problems = check_cases(p, o, inv); !problems.empty()) {
-    if (writer) {
+    return tools::job_verdict(inv.world_rank, exit_usage, [&] {
       for (const auto& problem : problems) fmt::print(stderr, "ep-bench run: {}\n", problem);
       fmt::print(stderr, "ep-bench run: {} case{} of {} cannot run as written; nothing ran\n",
                  problems.size(), problems.size() == 1 ? "" : "s", p.suite.file);
-    }
-    return exit_usage;
+    });
   }
   if (o.strict && !skipped.empty())
     throw UsageError(fmt::format("--strict: {}", skipped.front().second));

@@ -236,8 +236,17 @@ int Session::end_validated_run(std::int64_t wrong, const char* what) {
 
 void Session::finish() {
   watchdog_->unwatch();
-  if (!writer_ || finished_) return;
+  if (finished_) return;
   finished_ = true;
+  if (writer_) write_last();
+  // Every rank ends with the writer's verdict on the files, and only once it
+  // has said it (ep::tools::job_verdict's reason).
+  int failed = write_failed_ ? 1 : 0;
+  tools::check(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  write_failed_ = failed != 0;
+}
+
+void Session::write_last() {
   progress_.clear();
   if (!noisy_.empty()) {
     fmt::print(table_out_,

@@ -93,7 +93,8 @@ class Session {
   /// Returns the noise verdict, for the table row (noise_mark).
   Noise add(const Series& series);
   /// Ends the run; on its own, also finishes the session. Returns `status`,
-  /// or on the writer exit_failed when an output file could not be written.
+  /// or exit_failed when an output file could not be written (on every rank:
+  /// the writer's verdict). \note Collective over MPI_COMM_WORLD.
   int end_run(int status);
   /// end_run for a run that validated its results: exit_failed when
   /// `wrong` results were wrong (said on the writer: "--validate: <wrong>
@@ -114,9 +115,9 @@ class Session {
   void skip_case(const std::string& name, const std::string& subcommand,
                  const std::string& command_line, const std::string& reason);
   /// Writes the files a last time and prints the noise summary, and what
-  /// could not be written.
+  /// could not be written. \note Collective over MPI_COMM_WORLD.
   void finish();
-  /// An output file could not be written (writer only, after finish).
+  /// An output file could not be written (on every rank, after finish).
   bool write_failed() const { return write_failed_; }
 
   /// The watchdog's report, kept in the result file (monitor thread).
@@ -124,6 +125,7 @@ class Session {
 
  private:
   nlohmann::ordered_json& current_case();
+  void write_last();  // finish() on the writer
   void write_json_file(bool last = false);
   void write_csv_file(bool last = false);
   void write_csv_row(const Series& series, const Summary& time, const Noise& noise);

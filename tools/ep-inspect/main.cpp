@@ -19,8 +19,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -41,57 +39,6 @@
 namespace {
 
 using namespace ep::inspect;
-
-// Before MPI starts, the launcher's environment tells which rank this may
-// be: the first of its rank variables that holds a decimal number, or -1 if
-// none does (a value that is no rank, such as an empty one, is not taken for
-// one).
-int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0' || std::strlen(value) > 9) continue;
-    if (std::strspn(value, "0123456789") != std::strlen(value)) continue;
-    return std::atoi(value);
-  }
-  return -1;
-}
-
-// A verdict reached before MPI starts (--help, a command-line error): printed
-// once per job, not once per rank, and the same status on every rank. With
-// no launcher this process prints. Under one, every rank starts MPI to learn
-// its world rank (a variable left over from a launcher then makes this
-// process a singleton, rank 0, which prints), and the others end only after
-// rank 0 has printed.
-int early_verdict(const std::string& text, int status) {
-  std::FILE* out = status == 0 ? stdout : stderr;
-  if (launcher_rank() < 0) {
-    std::fputs(text.c_str(), out);
-    return status;
-  }
-  int provided = 0;
-  if (ep::tools::init_mpi(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-    std::fputs(text.c_str(), out);
-    return status;
-  }
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::fputs(text.c_str(), out);
-  std::fflush(out);
-  MPI_Barrier(MPI_COMM_WORLD);
-  ep::tools::finalize_mpi();
-  return status;
-}
-
-// A verdict every rank of the job reached alike: rank 0 prints it (`say`),
-// the others wait until it has, and all return `status`.
-template <class Say>
-int job_verdict(int rank, int status, const Say& say) {
-  if (rank == 0) say();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ep::tools::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  return status;
-}
 
 // The path --output names: stdout without one.
 std::string output_path(const Command& c) { return c.output.empty() ? "-" : c.output; }
@@ -241,7 +188,8 @@ int run_scenario_job(const Command& c, int rank, int size) {
   try {
     model.emplace(c.steps, size);
   } catch (const ScenarioError& e) {
-    return job_verdict(rank, exit_usage, [&] { fmt::print(stderr, "ep-inspect: {}\n", e.what()); });
+    return ep::tools::job_verdict(rank, exit_usage,
+                                  [&] { fmt::print(stderr, "ep-inspect: {}\n", e.what()); });
   }
   // An unwritable --output is found before the run (rank 0's view: it
   // writes), on every rank alike.
@@ -249,7 +197,8 @@ int run_scenario_job(const Command& c, int rank, int size) {
   int writable = problem.empty() ? 1 : 0;
   ep::tools::check(MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (!writable)
-    return job_verdict(rank, exit_usage, [&] { fmt::print(stderr, "ep-inspect: {}\n", problem); });
+    return ep::tools::job_verdict(rank, exit_usage,
+                                  [&] { fmt::print(stderr, "ep-inspect: {}\n", problem); });
   const nlohmann::json reports = gather_reports(run_scenario(*model, c.steps, rank));
   int status = 0;
   if (rank == 0) {
@@ -275,7 +224,7 @@ int run_mpi(const Command& c, int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int status = 0;
   if (provided < MPI_THREAD_MULTIPLE) {
-    status = job_verdict(rank, exit_failed, [&] {
+    status = ep::tools::job_verdict(rank, exit_failed, [&] {
       fmt::print(stderr,
                  "ep-inspect: endpoints need MPI_THREAD_MULTIPLE, but MPI provided only {}\n",
                  ep::tools::thread_level_name(provided));
@@ -297,7 +246,7 @@ int main(int argc, char** argv) {
   ep::tools::set_program_name("ep-inspect");
   try {
     const Parsed parsed = parse_command_line(argc, argv);
-    if (parsed.done) return early_verdict(parsed.text, parsed.status);
+    if (parsed.done) return ep::tools::early_verdict(parsed.text, parsed.status);
     if (parsed.command.read) return run_read(parsed.command);
     return run_mpi(parsed.command, argc, argv);
   } catch (const std::exception& e) {
