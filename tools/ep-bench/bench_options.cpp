@@ -70,7 +70,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
                "No progress line on stderr (there is none either when stderr is not a terminal)");
   app.add_option("--watchdog", o.watchdog,
                  "End the job with a report of the ranks that fell behind when a case makes no "
-                 "progress for SECONDS (0: never; keep it above the longest repetition)")
+                 "progress for SECONDS (0: never; a repetition may last longer, an iteration "
+                 "may not)")
       ->type_name("SECONDS")
       ->check(tools::number_in(0.0, 1e6))
       ->capture_default_str();

@@ -17,6 +17,7 @@
 
 #include "mpi_check.hpp"
 #include "p2p_kernels.hpp"
+#include "watchdog.hpp"
 
 namespace ep::bench {
 
@@ -95,7 +96,10 @@ ReduceOp parse_reduce_op(const std::string& text);
 template <class Coll>
 void bcast_loop(const Coll& coll, std::span<std::byte> buffer, int root, std::int64_t iterations) {
   const int bytes = static_cast<int>(buffer.size());
-  for (std::int64_t i = 0; i < iterations; ++i) coll.bcast(buffer.data(), bytes, MPI_BYTE, root);
+  for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
+    coll.bcast(buffer.data(), bytes, MPI_BYTE, root);
+  }
 }
 
 /// Back-to-back allreduces of int32 elements, out of place.
@@ -103,14 +107,19 @@ template <class Coll>
 void allreduce_loop(const Coll& coll, std::span<const std::int32_t> in, std::span<std::int32_t> out,
                     MPI_Op op, std::int64_t iterations) {
   const int count = static_cast<int>(in.size());
-  for (std::int64_t i = 0; i < iterations; ++i)
+  for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
     coll.allreduce(in.data(), out.data(), count, MPI_INT32_T, op);
+  }
 }
 
 /// Back-to-back barriers.
 template <class Coll>
 void barrier_loop(const Coll& coll, std::int64_t iterations) {
-  for (std::int64_t i = 0; i < iterations; ++i) coll.barrier();
+  for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
+    coll.barrier();
+  }
 }
 
 /// The memcpy reference of a broadcast in one process: every rank but the
@@ -119,6 +128,7 @@ void barrier_loop(const Coll& coll, std::int64_t iterations) {
 inline void memcpy_loop(std::span<const std::byte> source, std::span<std::byte> destination,
                         std::int64_t iterations) {
   for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
     std::memcpy(destination.data(), source.data(), source.size());
     // Without this the compiler may keep only the last of identical copies.
     asm volatile("" : : "r"(destination.data()) : "memory");

@@ -42,6 +42,7 @@ PairTimes measure_pairs(Team& team, int worker, Create&& create, Destroy&& destr
   const auto pairs = [&](std::int64_t n) {
     std::array<double, 4> sums{};
     for (std::int64_t i = 0; i < n; ++i) {
+      kernel_progress();
       const auto tc = time_it(create);
       const auto td = time_it(destroy);
       sums = {sums[0] + tc[0], sums[1] + tc[1], sums[2] + td[0], sums[3] + td[1]};
@@ -97,7 +98,10 @@ Measurement<> measure_latency(Team& team, int worker, const std::optional<Link>&
                               const OnRepetition& on_repetition = {}) {
   Buffers buffers(bytes, 1);
   const auto kernel = [&](std::int64_t n) {
-    if (link) ping_pong(*link, role, buffers, n);
+    if (link)
+      ping_pong(*link, role, buffers, n);
+    else
+      kernel_passive();  // waits for the pairs, which may be in other processes
   };
   Measurement<> m =
       measure(team, worker, kernel, Schedule::of(o, default_warmup(bytes, true)), on_repetition);

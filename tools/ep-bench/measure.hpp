@@ -9,7 +9,8 @@
 // return figures of its own (std::array<double, K>: e.g. the time of the
 // creations and of the frees within create/free pairs), which are reduced
 // the same way. Nothing but the kernel runs between a repetition's clocks:
-// no allocation, no indirect call.
+// no allocation, no indirect call; the kernel's loop only counts its
+// iterations for the watchdog (kernel_progress, a load and a store).
 #pragma once
 
 #include <time.h>

@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "watchdog.hpp"
+
 namespace ep::bench {
 
 /// `units` steps of a computation that calls no MPI and touches no memory:
@@ -44,6 +46,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 template <class Coll, class Start>
 void pure_loop(const Start& start, std::int64_t iterations) {
   for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
     typename Coll::Request r = start();
     Coll::wait(r);
   }
@@ -68,6 +71,7 @@ std::array<double, 1> overlapped_loop(const Start& start, const Computation& c,
   double testing = 0;
   double total = 0;
   for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
     typename Coll::Request r = start();
     const Clock::time_point computing = Clock::now();
     if (c.test_calls == 0) {

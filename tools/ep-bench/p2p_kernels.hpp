@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "watchdog.hpp"
+
 namespace ep::bench {
 
 enum class Role { sender, receiver };
@@ -54,6 +56,7 @@ void ping_pong(const Link& link, Role role, Buffers& buffers, std::int64_t itera
   std::byte* buf = buffers.slot(0);
   const int bytes = buffers.bytes();
   for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
     if (role == Role::sender) {
       link.send(buf, bytes, tag_data);
       link.recv(buf, bytes, tag_echo);
@@ -73,6 +76,7 @@ void stream(const Link& link, Role role, Buffers& buffers, int window, std::int6
   std::array<std::byte, ack_bytes> ack{};
   const int bytes = buffers.bytes();
   for (std::int64_t i = 0; i < iterations; ++i) {
+    kernel_progress();
     if (role == Role::sender) {
       for (int j = 0; j < window; ++j) link.isend(buffers.slot(0), bytes, tag_data, &requests[j]);
       link.waitall(requests);

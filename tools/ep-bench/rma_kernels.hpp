@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mpi_check.hpp"
+#include "watchdog.hpp"
 
 namespace ep::bench {
 
@@ -260,9 +261,10 @@ void rma_kernel(const RmaShape& s, RmaSync sync, bool latency, bool origin, bool
   switch (sync) {
     case RmaSync::flush:
     case RmaSync::flush_local:
-      if (!origin) return;
+      if (!origin) return kernel_passive();  // the origin works on this window
       if (!epoch_open) Calls::lock(MPI_LOCK_SHARED, t.rank, t.win);
       for (std::int64_t i = 0; i < iterations; ++i) {
+        kernel_progress();
         issue_all();
         if (sync == RmaSync::flush)
           Calls::flush(t.rank, t.win);
@@ -272,16 +274,18 @@ void rma_kernel(const RmaShape& s, RmaSync sync, bool latency, bool origin, bool
       if (!epoch_open) Calls::unlock(t.rank, t.win);
       return;
     case RmaSync::lock:
-      if (!origin) return;
+      if (!origin) return kernel_passive();  // the origin works on this window
       for (std::int64_t i = 0; i < iterations; ++i) {
+        kernel_progress();
         Calls::lock(rma_lock_type(s.op), t.rank, t.win);
         issue_all();
         Calls::unlock(t.rank, t.win);
       }
       return;
     case RmaSync::lock_all:
-      if (!origin) return;
+      if (!origin) return kernel_passive();  // the origin works on this window
       for (std::int64_t i = 0; i < iterations; ++i) {
+        kernel_progress();
         Calls::lock_all(0, t.win);
         issue_all();
         Calls::unlock_all(t.win);
@@ -289,6 +293,7 @@ void rma_kernel(const RmaShape& s, RmaSync sync, bool latency, bool origin, bool
       return;
     case RmaSync::fence:
       for (std::int64_t i = 0; i < iterations; ++i) {
+        kernel_progress();
         Calls::fence(t.win);
         if (origin) issue_all();
         Calls::fence(t.win);

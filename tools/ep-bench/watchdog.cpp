@@ -24,13 +24,15 @@ namespace {
 // More than any layout ep-bench accepts (--ep counts up to 256, --pairs 128).
 constexpr int max_workers = 1024;
 using Clock = std::chrono::steady_clock;
+// Never freed: a worker's current_progress may point here after the watchdog
+// that armed it is gone.
+std::array<detail::Progress, max_workers> progress;
 }  // namespace
 
 struct Watchdog::State {
   int world_rank = 0;
   int world_size = 1;
   std::function<void(const std::string&)> on_stall;
-  std::array<std::atomic<std::uint64_t>, max_workers> steps{};
 
   std::mutex mutex;  // guards everything below
   std::condition_variable wake;
@@ -58,7 +60,7 @@ std::string rank_list(const std::vector<int>& ranks) {
 std::string describe_stall(Watchdog::State& s, double seconds) {
   std::vector<std::uint64_t> steps;
   for (int w = 0; w < s.workers; ++w)
-    steps.push_back(s.steps[static_cast<std::size_t>(w)].load(std::memory_order_relaxed));
+    steps.push_back(progress[static_cast<std::size_t>(w)].steps.load(std::memory_order_relaxed));
   std::string what = s.run.empty() ? s.label : s.label.empty() ? s.run : s.run + ", " + s.label;
   if (what.empty()) what = "the run";
   std::string where = fmt::format("no progress for {:g} s in {} (process {} of {})", seconds, what,
@@ -93,10 +95,16 @@ void monitor(Watchdog::State& s, double seconds) {
     s.wake.wait_for(lock, poll);
     if (s.stop) break;
     std::uint64_t sum = 0;
-    for (int w = 0; w < s.workers; ++w)
-      sum += s.steps[static_cast<std::size_t>(w)].load(std::memory_order_relaxed);
+    bool all_passive = s.workers > 0;
+    for (int w = 0; w < s.workers; ++w) {
+      const detail::Progress& p = progress[static_cast<std::size_t>(w)];
+      sum += p.steps.load(std::memory_order_relaxed);
+      all_passive = all_passive && p.passive.load(std::memory_order_relaxed);
+    }
     const auto now = Clock::now();
-    if (!s.armed || generation != s.generation || sum != last_sum) {
+    // All ranks waiting for other processes' kernels: those processes'
+    // monitors judge.
+    if (!s.armed || generation != s.generation || sum != last_sum || all_passive) {
       generation = s.generation;
       last_sum = sum;
       last_change = now;
@@ -163,7 +171,10 @@ Watchdog::~Watchdog() {
 void Watchdog::watch(std::string run, int first_rank, int workers) {
   if (!state_) return;
   std::lock_guard lock(state_->mutex);
-  for (auto& step : state_->steps) step.store(0, std::memory_order_relaxed);
+  for (auto& p : progress) {
+    p.steps.store(0, std::memory_order_relaxed);
+    p.passive.store(false, std::memory_order_relaxed);
+  }
   state_->run = std::move(run);
   state_->label.clear();
   state_->first_rank = first_rank;
@@ -181,7 +192,9 @@ void Watchdog::unwatch() {
 void heartbeat(int worker) {
   Watchdog::State* s = active.load(std::memory_order_acquire);
   if (s == nullptr || worker < 0 || worker >= max_workers) return;
-  s->steps[static_cast<std::size_t>(worker)].fetch_add(1, std::memory_order_relaxed);
+  detail::Progress& p = progress[static_cast<std::size_t>(worker)];
+  p.passive.store(false, std::memory_order_relaxed);
+  p.steps.fetch_add(1, std::memory_order_relaxed);
 }
 
 void watchdog_case(std::string label) {
@@ -195,6 +208,10 @@ void step_together(Team& team, int worker) {
   // Before the heartbeat, as a rank stuck in the step before would be.
   if (Watchdog::State* s = active.load(std::memory_order_acquire)) test_hook_stall(*s, worker);
   heartbeat(worker);
+  // The kernels that follow count their iterations here (kernel_progress).
+  const bool watched =
+      active.load(std::memory_order_acquire) != nullptr && worker >= 0 && worker < max_workers;
+  detail::current_progress = watched ? &progress[static_cast<std::size_t>(worker)] : nullptr;
   team.start_together(worker);
 }
 
