@@ -98,6 +98,33 @@ TEST(TagLayout, NonPowerOfTwoBoundUsesOnlyWholeBits) {
   EXPECT_FALSE(TagLayout::make(99999, 3));
 }
 
+TEST(TagLayout, RefusesMoreChannelsThanTheCap) {
+  // Open MPI's 31 bits: 4096 endpoints take 12 source bits, leaving 4
+  // destination bits, 16 slots per channel: 256 channels, the most allowed.
+  auto open_mpi = TagLayout::make(INT_MAX, 4096);
+  ASSERT_TRUE(open_mpi);
+  EXPECT_EQ(open_mpi->channels(), TagLayout::kMaxChannels);
+  EXPECT_FALSE(TagLayout::make(INT_MAX, 4097));   // 13 source bits: 513 channels
+  EXPECT_FALSE(TagLayout::make(INT_MAX, 32769));  // MPI ran out of communicators making them
+  auto mpich = TagLayout::make((1 << 28) - 1, 1024);
+  ASSERT_TRUE(mpich);
+  EXPECT_EQ(mpich->channels(), 128);
+  EXPECT_FALSE(TagLayout::make((1 << 28) - 1, 1025));  // 257 channels
+}
+
+TEST(TagLayout, NamesTheLargestEndpointCountItAccepts) {
+  for (int tag_ub : {INT_MAX, (1 << 28) - 1, (1 << 23) - 1, 99999, 65535, 32767}) {
+    const int most = TagLayout::max_endpoints_per_process(tag_ub);
+    EXPECT_TRUE(TagLayout::make(tag_ub, most)) << tag_ub;
+    EXPECT_FALSE(TagLayout::make(tag_ub, most + 1)) << tag_ub;
+  }
+  EXPECT_EQ(TagLayout::max_endpoints_per_process(INT_MAX), 4096);
+  EXPECT_EQ(TagLayout::max_endpoints_per_process((1 << 28) - 1), 1024);
+  EXPECT_EQ(TagLayout::max_endpoints_per_process(65535), 2);
+  EXPECT_EQ(TagLayout::max_endpoints_per_process(32767), 1);
+  EXPECT_EQ(TagLayout::max_endpoints_per_process(0), 0);
+}
+
 TEST(TagLayout, RefusesWhenUsersWouldGetLessThanMpiMinimum) {
   EXPECT_FALSE(TagLayout::make(32767, 2));  // 15 bits in all: no room for a source bit
   EXPECT_TRUE(TagLayout::make(32767, 1));   // 15 user bits

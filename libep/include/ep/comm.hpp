@@ -23,9 +23,10 @@ namespace ep {
 /// `info` is ignored. Errors go through the error handler of `parent`:
 /// MPI_ERR_OTHER when MPI is not initialised or does not provide
 /// MPI_THREAD_MULTIPLE (the message says how to obtain it), or when one
-/// process asks for so many endpoints that fewer than 15 bits of the MPI tag
-/// would remain for user tags (over 32768 endpoints per process on Open MPI
-/// 4.1, over 4096 on MPICH 4.0); MPI_ERR_COMM for a null or
+/// process asks for more endpoints than libep serves over the MPI's tags
+/// (over 4096 endpoints per process on Open MPI 4.1, over 1024 on MPICH
+/// 4.0: beyond, users would keep fewer than 15 tag bits or a communicator
+/// would cost more than 513 MPI communicators); MPI_ERR_COMM for a null or
 /// inter-communicator parent; MPI_ERR_ARG, on every process, when any
 /// process passes a negative `num_ep` or a null `out`.
 int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info info, Comm out[]);

@@ -270,9 +270,11 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
   auto layout = TagLayout::make(tag_ub, shared->map.max_per_process());
   if (!layout) {
     *why = fmt::format(
-        "{} endpoints in one process leave fewer tag bits than MPI requires (the MPI's "
-        "MPI_TAG_UB is {}): use fewer endpoints per process",
-        shared->map.max_per_process(), tag_ub);
+        "{} endpoints in one process are more than libep serves over this MPI, whose MPI_TAG_UB "
+        "is {}: at most {} per process, so that users keep the 15 tag bits MPI promises and a "
+        "communicator needs at most {} pairs of MPI channel communicators",
+        shared->map.max_per_process(), tag_ub, TagLayout::max_endpoints_per_process(tag_ub),
+        TagLayout::kMaxChannels);
     release_shared(shared.release());
     return MPI_ERR_OTHER;
   }

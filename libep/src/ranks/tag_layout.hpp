@@ -21,6 +21,13 @@
 // 2^31-1 and 3 endpoints per process give one channel, dest_bits = 2,
 // src_bits = 2 and user_bits = 27: local 2 sending tag 5 to local 1 of
 // another process encodes as 1<<29 | 2<<27 | 5.
+//
+// Channels cost two MPI communicators each, and MPI's communicators are few
+// (Open MPI 4.1 runs out at about 65500 live ones): past kMaxChannels a
+// layout is refused, so that a process with too many endpoints gets libep's
+// message at creation rather than MPI's failure in the middle of making its
+// channels (up to 4096 endpoints per process on Open MPI, whose tags have 31
+// bits, and 1024 on MPICH 4.0, 28 bits).
 #pragma once
 
 #include <optional>
@@ -43,10 +50,18 @@ class TagLayout {
   /// Channels a communicator has when the tag range allows: one, so that a
   /// communicator costs the same few MPI communicators at any endpoint count.
   static constexpr int kChannels = 1;
+  /// The most channels a communicator may have: 2 x 256 + 1 MPI
+  /// communicators per endpoint communicator at most.
+  static constexpr int kMaxChannels = 256;
 
   /// The layout for an MPI tag bound and the largest endpoint count of any
-  /// process, or nullopt when the user tag range would fall below 32767.
+  /// process, or nullopt when the user tag range would fall below 32767 or
+  /// the layout would need more than kMaxChannels channels.
   static std::optional<TagLayout> make(int mpi_tag_ub, int max_endpoints_per_process);
+
+  /// The largest endpoint count per process that make() accepts for
+  /// `mpi_tag_ub` (0 if none), for messages that name the limit.
+  static int max_endpoints_per_process(int mpi_tag_ub);
 
   int encode(Envelope e) const {
     return (e.dest_slot << (source_bits_ + user_bits_)) | (e.source_local << user_bits_) | e.tag;
