@@ -111,6 +111,16 @@ def expand(argument):
 
 # --- schema --------------------------------------------------------------------
 
+def validated_output(out, schema_path, what):
+    """`out` parsed as one JSON document and checked against the schema."""
+    try:
+        document = json.loads(out)
+    except json.JSONDecodeError as e:
+        fail(f"{what} is not one JSON document: {e}")
+    validate(document, schema_path, what)
+    return document
+
+
 def validate(document, schema_path, what):
     with open(schema_path) as f:
         schema = json.load(f)
@@ -187,11 +197,7 @@ def golden_test(args):
     if args.table:
         actual = normalise_table(out)
     else:
-        try:
-            document = json.loads(out)
-        except json.JSONDecodeError as e:
-            fail(f"stdout is not one JSON document: {e}")
-        validate(document, args.schema, "the output")
+        document = validated_output(out, args.schema, "the output")
         actual = json.dumps(normalise_json(document), indent=2) + "\n"
     if os.environ.get("EP_INSPECT_UPDATE_GOLDEN") == "1":
         with open(args.golden, "w") as f:
@@ -211,11 +217,7 @@ def golden_test(args):
 def memory_test(args):
     code, out, err = launch(args, args.command)
     tool_test.expect_status(code, 0)
-    try:
-        document = json.loads(out)
-    except json.JSONDecodeError as e:
-        fail(f"stdout is not one JSON document: {e}")
-    validate(document, args.schema, "the output")
+    validated_output(out, args.schema, "the output")
     # Linux gives kilobytes: the largest peak of any process waited for, its
     # own waited-for children included (the launcher waits for the ranks).
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -341,11 +343,7 @@ def read_test(args, inspect, directory):
         tool_test.check_output(args.fail, out, err)
         return
     tool_test.expect_status(code, 0)
-    try:
-        document = json.loads(out)
-    except json.JSONDecodeError as e:
-        fail(f"the read's stdout is not one JSON document: {e}")
-    validate(document, args.schema, "the read output")
+    validated_output(out, args.schema, "the read output")
 
 
 def written_test(args):
