@@ -47,24 +47,6 @@ bool predefined_op(MPI_Op op, bool no_op_allowed) {
   return no_op_allowed && op == MPI_NO_OP;
 }
 
-// MPI_ERR_OP unless MPI defines `op` on the elements of `type` (the target
-// datatype of an accumulate-family call, checked by check_type first):
-// rma/op_types.hpp says why libep, not MPI, checks it.
-int check_op_on(WinImpl* w, MPI_Op op, MPI_Datatype type, const char* fn) {
-  if (op == MPI_REPLACE || op == MPI_NO_OP) return MPI_SUCCESS;
-  MPI_Datatype element = MPI_DATATYPE_NULL;
-  const int rc = detail::element_type(type, &element);
-  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Type_get_contents");
-  if (element == MPI_DATATYPE_NULL) {
-    return detail::raise_win(w, MPI_ERR_TYPE, fn,
-                             "the target datatype is built of several predefined types; an "
-                             "accumulate needs one");
-  }
-  if (detail::op_defined_on(op, element)) return MPI_SUCCESS;
-  return detail::raise_win(w, MPI_ERR_OP, fn, "{} is not defined on {}", detail::op_name(op),
-                           detail::type_name(element, "its type"));
-}
-
 // A null datatype is refused here; other invalid ones by the layout query
 // or, on the MPI path, by MPI itself (before it does anything).
 int check_type(WinImpl* w, MPI_Datatype type, const char* what, detail::TypeLayout* layout,
@@ -82,6 +64,68 @@ int check_type(WinImpl* w, MPI_Datatype type, const char* what, detail::TypeLayo
 int check_count(WinImpl* w, int count, const char* what, const char* fn) {
   if (count >= 0) return MPI_SUCCESS;
   return detail::raise_win(w, MPI_ERR_COUNT, fn, "negative {} count {}", what, count);
+}
+
+// The last target type (and op) of this thread that passed the checks
+// below, if it is a predefined type, which is never freed (a derived type's
+// handle may be freed and taken by another type): a loop of calls on one
+// type and op looks them up once. The lookups were half the instructions of
+// a Fetch_and_op between endpoints of one process (callgrind, stop 28).
+struct Passed {
+  bool set = false;
+  MPI_Op op = MPI_OP_NULL;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+
+  bool holds(MPI_Op o, MPI_Datatype t) const { return set && o == op && t == type; }
+  void remember(MPI_Op o, MPI_Datatype t) {
+    set = true;
+    op = o;
+    type = t;
+  }
+};
+
+// The target datatype of an accumulate-family call (`what` names it in
+// messages), then MPI_ERR_OP unless MPI defines `op` on its elements:
+// rma/op_types.hpp says why libep, not MPI, checks it.
+int check_target_op(WinImpl* w, MPI_Op op, MPI_Datatype type, const char* what, const char* fn) {
+  thread_local Passed passed;
+  if (passed.holds(op, type)) return MPI_SUCCESS;
+  detail::TypeLayout layout;
+  int rc = check_type(w, type, what, &layout, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  if (op == MPI_REPLACE || op == MPI_NO_OP) return MPI_SUCCESS;
+  MPI_Datatype element = MPI_DATATYPE_NULL;
+  rc = detail::element_type(type, &element);
+  if (rc != MPI_SUCCESS) return detail::raise_mpi(w, rc, fn, "MPI_Type_get_contents");
+  if (element == MPI_DATATYPE_NULL) {
+    return detail::raise_win(w, MPI_ERR_TYPE, fn,
+                             "the target datatype is built of several predefined types; an "
+                             "accumulate needs one");
+  }
+  if (!detail::op_defined_on(op, element)) {
+    return detail::raise_win(w, MPI_ERR_OP, fn, "{} is not defined on {}", detail::op_name(op),
+                             detail::type_name(element, "its type"));
+  }
+  if (element == type) passed.remember(op, type);  // a predefined type is its own element
+  return MPI_SUCCESS;
+}
+
+// The datatype of Compare_and_swap: MPI_ERR_TYPE unless it is an integer,
+// logical or byte type.
+int check_swappable(WinImpl* w, MPI_Datatype type, const char* fn) {
+  thread_local Passed passed;
+  if (passed.holds(MPI_OP_NULL, type)) return MPI_SUCCESS;
+  detail::TypeLayout layout;
+  const int rc = check_type(w, type, "the", &layout, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!detail::swappable(type)) {
+    return detail::raise_win(w, MPI_ERR_TYPE, fn,
+                             "{} is not an integer, logical or byte type, which "
+                             "Compare_and_swap needs",
+                             detail::type_name(type, "the type"));
+  }
+  passed.remember(MPI_OP_NULL, type);  // only predefined types are swappable
+  return MPI_SUCCESS;
 }
 
 // Checks everything about the target side and the epoch; fills `a`.
@@ -280,10 +324,9 @@ int accumulate(const AccArgs& x, bool fetch, Win win, Request* request, const ch
     if ((rc = check_count(w, x.result_count, "result", fn)) != MPI_SUCCESS) return rc;
     if ((rc = check_type(w, x.result_type, "the result", nullptr, fn)) != MPI_SUCCESS) return rc;
   }
-  if (x.target_rank != MPI_PROC_NULL) {
-    detail::TypeLayout layout;
-    if ((rc = check_type(w, x.target_type, "the target", &layout, fn)) != MPI_SUCCESS) return rc;
-    if ((rc = check_op_on(w, x.op, x.target_type, fn)) != MPI_SUCCESS) return rc;
+  if (x.target_rank != MPI_PROC_NULL &&
+      (rc = check_target_op(w, x.op, x.target_type, "the target", fn)) != MPI_SUCCESS) {
+    return rc;
   }
   Access a;
   rc = target_access(w, x.target_rank, x.target_disp, x.target_count, x.target_type,
@@ -522,10 +565,9 @@ int Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype dataty
     return detail::raise_win(w, MPI_ERR_OP, fn,
                              "the op must be predefined, MPI_REPLACE or MPI_NO_OP");
   }
-  if (target_rank != MPI_PROC_NULL) {
-    detail::TypeLayout layout;
-    if ((rc = check_type(w, datatype, "the", &layout, fn)) != MPI_SUCCESS) return rc;
-    if ((rc = check_op_on(w, op, datatype, fn)) != MPI_SUCCESS) return rc;
+  if (target_rank != MPI_PROC_NULL &&
+      (rc = check_target_op(w, op, datatype, "the", fn)) != MPI_SUCCESS) {
+    return rc;
   }
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
@@ -549,15 +591,8 @@ int Compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   WinImpl* w = nullptr;
   int rc = check_win(win, fn, &w);
   if (rc != MPI_SUCCESS) return rc;
-  if (target_rank != MPI_PROC_NULL) {
-    detail::TypeLayout layout;
-    if ((rc = check_type(w, datatype, "the", &layout, fn)) != MPI_SUCCESS) return rc;
-    if (!detail::swappable(datatype)) {
-      return detail::raise_win(w, MPI_ERR_TYPE, fn,
-                               "{} is not an integer, logical or byte type, which "
-                               "Compare_and_swap needs",
-                               detail::type_name(datatype, "the type"));
-    }
+  if (target_rank != MPI_PROC_NULL && (rc = check_swappable(w, datatype, fn)) != MPI_SUCCESS) {
+    return rc;
   }
   Access a;
   rc = target_access(w, target_rank, target_disp, 1, datatype, false, fn, &a);
