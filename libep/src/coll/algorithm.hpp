@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace ep::detail {
@@ -42,11 +43,15 @@ inline std::string_view forced_algorithm() {
       if (name == known) return name;
     }
     // A misspelt name would otherwise measure the usual choice unnoticed.
+    std::string names;
+    for (std::string_view known : kAlgorithmNames) {
+      names += names.empty() ? "" : ", ";
+      names += known;
+    }
     std::fprintf(stderr,
                  "libep: warning: EP_COLL_ALGORITHM='%s' is no algorithm of any collective "
-                 "(mailbox, direct, leader, shared, gather_all, scatter, allreduce, "
-                 "hierarchical): each collective chooses as usual\n",
-                 value);
+                 "(%s): each collective chooses as usual\n",
+                 value, names.c_str());
     return std::string_view();
   }();
   return forced;
