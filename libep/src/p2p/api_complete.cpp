@@ -31,6 +31,16 @@ void progress_owner(detail::Endpoint* endpoint, detail::Endpoint** last) {
   *last = endpoint;
 }
 
+// Whether any of the active requests is a non-blocking collective's
+// (detail::RequestBackoff).
+bool any_collective(int count, const Request requests[]) {
+  for (int i = 0; i < count; ++i) {
+    if (!is_idle(requests[i]) && impl(requests[i])->kind == detail::RequestImpl::Kind::coll)
+      return true;
+  }
+  return false;
+}
+
 // Moves on the other operations of the endpoints of `requests`, each once
 // in a row.
 void progress_owners(int count, const Request requests[]) {
@@ -51,8 +61,11 @@ class Pending {
   void add(RequestImpl* r) {
     items_[size_++] = r;
     sends_ = sends_ || r->kind == RequestImpl::Kind::send;
+    collective_ = collective_ || r->kind == RequestImpl::Kind::coll;
   }
   bool empty() const { return size_ == 0; }
+  // Whether any of them is a non-blocking collective's (RequestBackoff).
+  bool collective() const { return collective_; }
 
   // Moves on the other operations of their endpoints, each once in a row.
   void progress_owners() const {
@@ -75,6 +88,7 @@ class Pending {
   RequestImpl** items_ = nullptr;
   int size_ = 0;
   bool sends_ = false;  // whether any of them may be a send
+  bool collective_ = false;
 };
 
 int check_handles(int count, Request requests[], const char* function) {
@@ -256,7 +270,7 @@ int Waitall(int count, Request requests[], Status statuses[]) {
   for (int i = 0; i < count; ++i) {
     if (!is_idle(requests[i])) pending.add(impl(requests[i]));
   }
-  detail::Backoff backoff;
+  detail::RequestBackoff backoff(pending.collective());
   while (!pending.empty()) {
     pending.progress_owners();
     if (pending.drop_complete()) break;
@@ -282,7 +296,7 @@ int Waitany(int count, Request requests[], int* index, Status* status) {
   int rc = check_handles(count, requests, fn);
   if (rc != MPI_SUCCESS) return rc;
   if (!index) return detail::raise(nullptr, MPI_ERR_ARG, fn, "index is a null pointer");
-  detail::Backoff backoff;
+  detail::RequestBackoff backoff(any_collective(count, requests));
   for (;;) {
     progress_owners(count, requests);
     int flag = 0;
@@ -309,7 +323,7 @@ int Waitsome(int incount, Request requests[], int* outcount, int indices[], Stat
   constexpr const char* fn = "Waitsome";
   int rc = check_some(incount, requests, outcount, indices, fn);
   if (rc != MPI_SUCCESS) return rc;
-  detail::Backoff backoff;
+  detail::RequestBackoff backoff(any_collective(incount, requests));
   for (;;) {
     progress_owners(incount, requests);
     rc = test_some(incount, requests, outcount, indices, statuses, fn);

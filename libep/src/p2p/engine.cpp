@@ -430,7 +430,7 @@ int test_requests(RequestImpl** requests, int count, bool* sends) {
 }
 
 void wait_request(RequestImpl* r) {
-  Backoff backoff;
+  RequestBackoff backoff(r->kind == RequestImpl::Kind::coll);
   for (;;) {
     // An endpoint blocked in one operation must still progress its others:
     // a receive it posted earlier may be what its peer's send waits for.
