@@ -257,6 +257,63 @@ void blocked_in_recv(Context& t, const Sub& s, bool barrier) {
   t.out("{} {} while blocked in Recv: {}", s.name, call, barrier ? "done" : digest(out));
 }
 
+// A root that runs ahead: 48 Ibcasts from the last rank, every fourth
+// followed by an Iallreduce and every sixteenth by an Ibarrier, all started
+// before any is waited for; rank 1 starts its calls late, and every rank
+// but the root waits for them last first. An Ibcast's step among the
+// processes may start before all the endpoints of a process came
+// (ProcessStep::reads), the others' only once they all did: each call must
+// still carry its own root's data, and the reductions their own sums.
+void run_ahead(Context& t, const Sub& s) {
+  constexpr int kCalls = 48;
+  constexpr int kCount = 8;
+  const int root = s.size - 1;
+  if (s.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::vector<std::vector<int>> bcast(kCalls);
+  std::vector<std::vector<int>> mine(kCalls);
+  std::vector<std::vector<int>> reduced(kCalls);
+  std::vector<capi::Request> requests;
+  std::vector<std::string> names;
+  for (int i = 0; i < kCalls; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    bcast[at] = s.rank == root ? values(150 + i, root, kCount) : std::vector<int>(kCount, -1);
+    ok(t, s,
+       capi::Ibcast(bcast[at].data(), kCount, MPI_INT, root, s.comm, &requests.emplace_back()),
+       "Ibcast");
+    names.push_back(fmt::format("Ibcast {}", i));
+    if (i % 4 == 3) {
+      mine[at] = values(150 + i, s.rank, kCount);
+      reduced[at].assign(kCount, -1);
+      ok(t, s,
+         capi::Iallreduce(mine[at].data(), reduced[at].data(), kCount, MPI_INT, MPI_SUM, s.comm,
+                          &requests.emplace_back()),
+         "Iallreduce");
+      names.push_back(fmt::format("Iallreduce {}", i));
+    }
+    if (i % 16 == 15) {
+      ok(t, s, capi::Ibarrier(s.comm, &requests.emplace_back()), "Ibarrier");
+      names.push_back(fmt::format("Ibarrier {}", i));
+    }
+  }
+  if (s.rank == root) {
+    ok(t, s,
+       capi::Waitall(static_cast<int>(requests.size()), requests.data(), api::STATUSES_IGNORE),
+       "Waitall");
+  } else {
+    for (std::size_t k = requests.size(); k-- > 0;) complete(t, s, requests[k], names[k]);
+  }
+  std::string digests;
+  for (int i = 0; i < kCalls; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    same(t, s, bcast[at], values(150 + i, root, kCount), fmt::format("Ibcast {}", i));
+    if (!reduced[at].empty()) {
+      same(t, s, reduced[at], sum(150 + i, s.size, kCount), fmt::format("Iallreduce {}", i));
+      digests += " " + digest(reduced[at]);
+    }
+  }
+  t.out("{} root running ahead: {}{}", s.name, digest(bcast.back()), digests);
+}
+
 // Datatypes freed right after the call that uses them, before the Wait.
 void freed_types(Context& t, const Sub& s) {
   const auto vector_type = [] {
@@ -422,6 +479,7 @@ void eptest::run(Context& t) {
   const Sub& interleaved = subs[1];
   for (const Sub* s : {&whole, &interleaved}) {
     outstanding(t, *s);
+    run_ahead(t, *s);
     test_loop(t, *s);
     blocked_in_recv(t, *s, true);
     blocked_in_recv(t, *s, false);

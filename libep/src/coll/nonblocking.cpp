@@ -27,7 +27,8 @@ constexpr int kTag = 11;
 // One call at one process.
 struct ProcessCall {
   std::uint64_t number = 0;
-  int arrived = 0;                           // local endpoints that started it
+  int arrived = 0;            // local endpoints that started it
+  bool read_arrived = false;  // the endpoint whose contribution the step reads started it
   std::vector<std::vector<std::byte>> mine;  // their contributions, by local rank
   bool sent = false;
   NonblockingCall::Route route = NonblockingCall::Route::everyone;
@@ -55,6 +56,12 @@ struct NonblockingState {
   std::mutex lock;
   std::deque<std::shared_ptr<ProcessCall>> calls;  // calls[i] has number first + i
   std::uint64_t first = 1;
+  // The first call not sent yet (they are sent in order), and one at or
+  // before the first that is not ready: advance starts there, so that calls
+  // some endpoints finished long ago cost nothing while others run ahead.
+  std::uint64_t first_unsent = 1;
+  std::uint64_t first_unready = 1;
+  int exclusive_under_way = 0;  // exclusive steps sent and not ready yet
   // By MPI rank: the call whose message from that process comes next, and
   // its receive when one is under way.
   std::vector<std::uint64_t> next_from;
@@ -105,6 +112,7 @@ std::atomic<int> unready_calls{0};
 
 void set_ready(NonblockingState& state, ProcessCall* call) {
   call->ready.store(true, std::memory_order_release);
+  if (call->step && call->step->exclusive()) --state.exclusive_under_way;
   // Nothing to count once forget_nonblocking let go of the communicator.
   if (state.unready > 0) {
     --state.unready;
@@ -178,6 +186,16 @@ std::vector<std::byte> blocks_for(const CommShared& shared, const ProcessCall& c
   // Packing bytes that were packed once already cannot fail.
   static_cast<void>(pack_blocks(blocks, &out));
   return out;
+}
+
+// Whether the process may send `call` (or start its step): its endpoints
+// (`local` of them) have all started it, or those whose contributions the
+// step reads (ProcessStep::reads).
+bool startable(const CommShared& shared, const ProcessCall& call, int local) {
+  if (call.arrived == local) return true;
+  if (!call.step || call.arrived == 0) return false;
+  const int reads = call.step->reads(shared);
+  return reads == ProcessStep::kNobody || (reads >= 0 && call.read_arrived);
 }
 
 // Sends the process's message of `call`, whose contributions are all there,
@@ -299,6 +317,22 @@ bool step_over(const CommShared& shared, ProcessCall* call) {
   }
 }
 
+// Makes the gathered form's `call`, whose messages have all arrived, ready:
+// every contribution in place.
+void make_ready(const CommShared& shared, NonblockingState& state, ProcessCall* call) {
+  if (call->rc == MPI_SUCCESS) {
+    call->gathered.at.assign(static_cast<std::size_t>(shared.map.size()), nullptr);
+    bool whole = place(shared, shared.mpi_rank, call->message, &call->gathered);
+    for (int p = 0; p < shared.mpi_size && whole; ++p) {
+      if (p != shared.mpi_rank) {
+        whole = place(shared, p, call->from[static_cast<std::size_t>(p)], &call->gathered);
+      }
+    }
+    if (!whole) fail(call, MPI_ERR_INTERN, "a process's message (malformed)");
+  }
+  set_ready(state, call);
+}
+
 // Whether a message of another process's contributions waits in MPI,
 // looked at without the state's lock. A probe under the lock that finds
 // nothing may give the core away inside MPI (Open MPI's
@@ -318,44 +352,33 @@ void advance(const CommShared& shared, NonblockingState& state, bool probe) {
   if (state.message_seen.exchange(false, std::memory_order_acq_rel)) probe = true;
   const int local = shared.team->size();
   // A call's contributions are complete only after the earlier calls'
-  // (every endpoint starts them in order), so the messages leave in order.
-  bool exclusive_under_way = false;
-  for (const auto& call : state.calls) {
+  // (every endpoint starts them in order), and a call is sent only after
+  // the earlier ones, so the messages leave, and the steps start, in order.
+  for (ProcessCall* call; (call = state.find(state.first_unsent)) != nullptr;) {
     const bool exclusive = call->step && call->step->exclusive();
-    if (call->sent) {
-      exclusive_under_way =
-          exclusive_under_way || (exclusive && !call->ready.load(std::memory_order_relaxed));
-      continue;
-    }
-    if (call->arrived < local || (exclusive && exclusive_under_way)) break;
-    send(shared, call.get());
-    exclusive_under_way = exclusive_under_way || exclusive;
+    if (!startable(shared, *call, local) || (exclusive && state.exclusive_under_way > 0)) break;
+    send(shared, call);
+    ++state.first_unsent;
+    if (exclusive) ++state.exclusive_under_way;
   }
   for (int p = 0; p < shared.mpi_size; ++p) {
     if (p != shared.mpi_rank) receive_from(shared, state, p, probe);
   }
-  for (const auto& call : state.calls) {
-    if (!call->sent) break;
-    if (call->ready.load(std::memory_order_relaxed)) continue;
-    if (call->step) {
-      if (!step_over(shared, call.get())) continue;
-      call->gathered.result = call->result.data();
-      call->gathered.step = call->step.get();
-      set_ready(state, call.get());
-      continue;
-    }
-    if (call->missing > 0) continue;
-    if (call->rc == MPI_SUCCESS) {
-      call->gathered.at.assign(static_cast<std::size_t>(shared.map.size()), nullptr);
-      bool whole = place(shared, shared.mpi_rank, call->message, &call->gathered);
-      for (int p = 0; p < shared.mpi_size && whole; ++p) {
-        if (p != shared.mpi_rank) {
-          whole = place(shared, p, call->from[static_cast<std::size_t>(p)], &call->gathered);
-        }
+  state.first_unready = std::max(state.first_unready, state.first);
+  for (std::uint64_t n = state.first_unready; n < state.first_unsent; ++n) {
+    ProcessCall* call = state.find(n);
+    if (!call->ready.load(std::memory_order_relaxed)) {
+      if (call->step) {
+        if (!step_over(shared, call)) continue;
+        call->gathered.result = call->result.data();
+        call->gathered.step = call->step.get();
+        set_ready(state, call);
+      } else {
+        if (call->missing > 0) continue;
+        make_ready(shared, state, call);
       }
-      if (!whole) fail(call.get(), MPI_ERR_INTERN, "a process's message (malformed)");
     }
-    set_ready(state, call.get());
+    if (n == state.first_unready) ++state.first_unready;
   }
   // A call is over once every endpoint took its result and its sends left.
   while (!state.calls.empty()) {
@@ -391,7 +414,10 @@ void advance_if_free(const CommShared& shared, NonblockingState& state) {
   // Calls made of an MPI step (a collective of MPI's own) receive no
   // message of ours: there is nothing to look for.
   bool awaited = false;
-  for (const auto& call : state.calls) awaited = awaited || (!call->step && call->missing > 0);
+  for (std::uint64_t n = std::max(state.first_unready, state.first);
+       ProcessCall* call = state.find(n); ++n) {
+    awaited = awaited || (!call->step && call->missing > 0);
+  }
   state.lock.unlock();
   const bool waiting = awaited && contribution_waiting(shared);
   if (!state.lock.try_lock()) {
@@ -556,8 +582,13 @@ int start_nonblocking(NonblockingCall&& call, Request* request) {
         process_call->missing = 0;
       }
     }
-    process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
+    // A step that reads only some contributions may have started before
+    // this endpoint came (ProcessStep::reads): the others are not needed.
+    if (!process_call->sent)
+      process_call->mine[static_cast<std::size_t>(e->local)] = std::move(mine);
     ++process_call->arrived;
+    if (process_call->step && process_call->step->reads(shared) == e->local)
+      process_call->read_arrived = true;
     if (early) ++process_call->taken;
     advance(shared, *state, /*probe=*/true);
   }

@@ -32,6 +32,10 @@ class BcastStep final : public ProcessStep {
       : root_process_(root_process), root_local_(root_local), bytes_(bytes) {}
   int start(const CommShared& shared, std::vector<std::vector<std::byte>>& mine,
             std::vector<std::byte>* result, std::vector<MPI_Request>* requests) override;
+  /// The root's contribution on its process, nobody's elsewhere.
+  int reads(const CommShared& shared) const override {
+    return shared.mpi_rank == root_process_ ? root_local_ : kNobody;
+  }
 
  private:
   int root_process_;
