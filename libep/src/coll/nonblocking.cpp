@@ -2,107 +2,18 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
-#include <cstring>
-#include <deque>
 #include <memory>
 #include <mutex>
 
 #include "base/backoff.hpp"
 #include "base/mpi_yield.hpp"
+#include "coll/nonblocking_gathered.hpp"
+#include "coll/nonblocking_state.hpp"
 #include "object/error.hpp"
 #include "object/request.hpp"
 #include "team/local_team.hpp"
 
 namespace ep::detail {
-
-namespace {
-
-// The tag of the processes' messages on the communicator's MPI
-// communicator (coll/exchange.cpp uses 7, coll/mpi_step.cpp 8 to 10).
-constexpr int kTag = 11;
-
-}  // namespace
-
-// One call at one process.
-struct ProcessCall {
-  std::uint64_t number = 0;
-  int arrived = 0;            // local endpoints that started it
-  bool read_arrived = false;  // the endpoint whose contribution the step reads started it
-  std::vector<std::vector<std::byte>> mine;  // their contributions, by local rank
-  bool sent = false;
-  NonblockingCall::Route route = NonblockingCall::Route::everyone;
-  int route_root = -1;
-  // The process's message: [endpoints][length of each][contributions], in
-  // local rank order; with a route, the blocks this process needs.
-  std::vector<std::byte> message;
-  std::vector<std::vector<std::byte>> routed;  // by MPI rank: what goes there
-  std::vector<MPI_Request> sends;
-  std::vector<std::vector<std::byte>> from;  // the other processes' messages, by MPI rank
-  int missing = 0;                           // other processes whose message has not arrived
-  int rc = MPI_SUCCESS;                      // the first failure of an MPI step
-  const char* failed_step = nullptr;
-  Gathered gathered;
-  // The hierarchical form (ProcessStep): the step of the first endpoint
-  // that started the call, its MPI request and result.
-  std::shared_ptr<ProcessStep> step;
-  std::vector<MPI_Request> step_requests;
-  std::vector<std::byte> result;
-  std::atomic<bool> ready{false};  // gathered (or failed): the endpoints may take
-  int taken = 0;                   // local endpoints that took their result
-};
-
-struct NonblockingState {
-  std::mutex lock;
-  std::deque<std::shared_ptr<ProcessCall>> calls;  // calls[i] has number first + i
-  std::uint64_t first = 1;
-  // The first call not sent yet (they are sent in order), and one at or
-  // before the first that is not ready: advance starts there, so that calls
-  // some endpoints finished long ago cost nothing while others run ahead.
-  std::uint64_t first_unsent = 1;
-  std::uint64_t first_unready = 1;
-  int exclusive_under_way = 0;  // exclusive steps sent and not ready yet
-  // By MPI rank: the call whose message from that process comes next, and
-  // its receive when one is under way.
-  std::vector<std::uint64_t> next_from;
-  std::vector<MPI_Request> receiving;
-  int unready = 0;  // calls not ready yet (ProcessCall::ready)
-  // Set by a waiter whose look (contribution_waiting) found a message while
-  // another thread held the lock: the holder probes then.
-  std::atomic<bool> message_seen{false};
-
-  explicit NonblockingState(int processes)
-      : next_from(static_cast<std::size_t>(processes), 1),
-        receiving(static_cast<std::size_t>(processes), MPI_REQUEST_NULL) {}
-  NonblockingState(const NonblockingState&) = delete;
-  NonblockingState& operator=(const NonblockingState&) = delete;
-  ~NonblockingState() {
-    // The communicator is gone: a send still under way completes on its
-    // own (its receiver needs it); a receive still posted belongs to a call
-    // no endpoint waits for any more.
-    for (const auto& call : calls) {
-      for (MPI_Request& s : call->sends) {
-        if (s != MPI_REQUEST_NULL) MPI_Request_free(&s);
-      }
-    }
-    for (const auto& call : calls) {
-      for (MPI_Request& r : call->step_requests) {
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-      }
-    }
-    for (MPI_Request& r : receiving) {
-      if (r != MPI_REQUEST_NULL) {
-        MPI_Cancel(&r);
-        MPI_Request_free(&r);
-      }
-    }
-  }
-
-  ProcessCall* find(std::uint64_t number) const {
-    if (number < first || number - first >= calls.size()) return nullptr;
-    return calls[static_cast<std::size_t>(number - first)].get();
-  }
-};
 
 namespace {
 
@@ -120,74 +31,6 @@ void set_ready(NonblockingState& state, ProcessCall* call) {
   }
 }
 
-void fail(ProcessCall* call, int rc, const char* step) {
-  if (call->rc != MPI_SUCCESS) return;
-  call->rc = rc;
-  call->failed_step = step;
-}
-
-// The contributions of process `p`'s endpoints in its message (one block
-// each, coll/gathered.hpp) into g.at. Returns whether the message is what
-// the rank map says it holds.
-bool place(const CommShared& shared, int p, const std::vector<std::byte>& message, Gathered* g) {
-  const int count = shared.map.count_on(p);
-  const auto n = static_cast<std::size_t>(count);
-  if (message.size() < header_bytes(n) || block_count(message.data()) != count) return false;
-  const std::byte* end = message.data() + message.size();
-  for (int l = 0; l < count; ++l) {
-    const Piece piece = block_of(message.data(), static_cast<std::size_t>(l));
-    if (piece.length < 0 || end - piece.data < piece.length) return false;
-    g->at[static_cast<std::size_t>(shared.map.rank_of(p, l))] = piece.data;
-  }
-  return true;
-}
-
-constexpr TypeLayout kBytes{1, 1, 0, 1};
-
-// The contributions `parts` (one per local endpoint) as the blocks of one
-// message (pack_blocks). Returns an MPI error code: MPI_ERR_COUNT past
-// INT_MAX bytes, which one MPI message cannot carry.
-int pack_message(const std::vector<std::vector<std::byte>>& parts, std::vector<std::byte>* out) {
-  std::vector<ConstTyped> blocks;
-  std::size_t total = 0;
-  for (const auto& m : parts) {
-    total += m.size();
-    blocks.push_back(
-        {m.data(), static_cast<int>(std::min<std::size_t>(m.size(), INT_MAX)), MPI_BYTE, kBytes});
-  }
-  const int rc = pack_blocks(blocks, out);
-  if (rc != MPI_SUCCESS) return rc;
-  if (total > static_cast<std::size_t>(INT_MAX) ||
-      out->size() > static_cast<std::size_t>(INT_MAX)) {
-    return MPI_ERR_COUNT;
-  }
-  return MPI_SUCCESS;
-}
-
-// The blocks of the contribution `m` that process `p` needs by the call's
-// route, the others empty, so that every block keeps its index.
-std::vector<std::byte> blocks_for(const CommShared& shared, const ProcessCall& call,
-                                  const std::vector<std::byte>& m, int p) {
-  const std::int64_t count = m.empty() ? 0 : block_count(m.data());
-  std::vector<ConstTyped> blocks;
-  for (std::int64_t j = 0; j < count; ++j) {
-    const bool needed =
-        call.route == NonblockingCall::Route::root
-            ? shared.map.at(call.route_root).mpi_rank == p
-            : j < shared.map.size() && shared.map.at(static_cast<int>(j)).mpi_rank == p;
-    const Piece piece = block_of(m.data(), static_cast<std::size_t>(j));
-    if (needed) {
-      blocks.push_back({piece.data, static_cast<int>(piece.length), MPI_BYTE, kBytes});
-    } else {
-      blocks.push_back({nullptr, 0, MPI_BYTE, kBytes});
-    }
-  }
-  std::vector<std::byte> out;
-  // Packing bytes that were packed once already cannot fail.
-  static_cast<void>(pack_blocks(blocks, &out));
-  return out;
-}
-
 // Whether the process may send `call` (or start its step): its endpoints
 // (`local` of them) have all started it, or those whose contributions the
 // step reads (ProcessStep::reads).
@@ -198,8 +41,8 @@ bool startable(const CommShared& shared, const ProcessCall& call, int local) {
   return reads == ProcessStep::kNobody || (reads >= 0 && call.read_arrived);
 }
 
-// Sends the process's message of `call`, whose contributions are all there,
-// or starts its MPI step.
+// Sends the process's message of `call`, whose contributions are all there
+// (coll/nonblocking_gathered.hpp), or starts its MPI step.
 void send(const CommShared& shared, ProcessCall* call) {
   if (call->step) {
     call->sent = true;
@@ -208,87 +51,7 @@ void send(const CommShared& shared, ProcessCall* call) {
     call->mine.clear();
     return;
   }
-  int pack_rc = MPI_SUCCESS;
-  if (call->route == NonblockingCall::Route::everyone) {
-    pack_rc = pack_message(call->mine, &call->message);
-  } else {
-    call->routed.resize(static_cast<std::size_t>(shared.mpi_size));
-    for (int p = 0; p < shared.mpi_size && pack_rc == MPI_SUCCESS; ++p) {
-      std::vector<std::vector<std::byte>> needed;
-      for (const auto& m : call->mine) needed.push_back(blocks_for(shared, *call, m, p));
-      pack_rc = pack_message(needed, &call->routed[static_cast<std::size_t>(p)]);
-    }
-    if (pack_rc == MPI_SUCCESS)
-      call->message = std::move(call->routed[static_cast<std::size_t>(shared.mpi_rank)]);
-  }
-  std::vector<std::vector<std::byte>>().swap(call->mine);
-  call->sent = true;
-  if (pack_rc != MPI_SUCCESS) {
-    fail(call, pack_rc,
-         pack_rc == MPI_ERR_COUNT ? "the process's message (over INT_MAX bytes)"
-                                  : "packing the process's message");
-    return;
-  }
-  for (int p = 0; p < shared.mpi_size; ++p) {
-    if (p == shared.mpi_rank) continue;
-    const std::vector<std::byte>& out =
-        call->routed.empty() ? call->message : call->routed[static_cast<std::size_t>(p)];
-    const int bytes = static_cast<int>(out.size());
-    MPI_Request request = MPI_REQUEST_NULL;
-    const int rc = MPI_Isend(out.data(), bytes, MPI_BYTE, p, kTag, shared.mpi_comm, &request);
-    if (rc != MPI_SUCCESS) {
-      fail(call, rc, "MPI_Isend");
-      continue;
-    }
-    call->sends.push_back(request);
-  }
-}
-
-// Receives what has arrived from process `p`, in call order; without
-// `probe`, only moves on the receives already under way.
-void receive_from(const CommShared& shared, NonblockingState& state, int p, bool probe) {
-  const auto ps = static_cast<std::size_t>(p);
-  for (;;) {
-    ProcessCall* call = state.find(state.next_from[ps]);
-    if (!call) return;  // no endpoint of this process started that call yet
-    if (call->step) {
-      ++state.next_from[ps];  // it sends no message
-      continue;
-    }
-    MPI_Request& request = state.receiving[ps];
-    if (request == MPI_REQUEST_NULL) {
-      if (!probe) return;
-      int flag = 0;
-      MPI_Message message = MPI_MESSAGE_NULL;
-      MPI_Status status;
-      int rc = MPI_Improbe(p, kTag, shared.mpi_comm, &flag, &message, &status);
-      if (rc == MPI_SUCCESS && !flag) return;
-      int bytes = 0;
-      if (rc == MPI_SUCCESS) rc = MPI_Get_count(&status, MPI_BYTE, &bytes);
-      if (rc == MPI_SUCCESS) {
-        call->from[ps].resize(static_cast<std::size_t>(bytes));
-        rc = MPI_Imrecv(call->from[ps].data(), bytes, MPI_BYTE, &message, &request);
-      }
-      if (rc != MPI_SUCCESS) {
-        // Nothing more will come from p for this call: it fails.
-        fail(call, rc, "receiving another process's contributions (MPI_Improbe, MPI_Imrecv)");
-        request = MPI_REQUEST_NULL;
-        --call->missing;
-        ++state.next_from[ps];
-        continue;
-      }
-    }
-    int done = 0;
-    const int rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) {
-      fail(call, rc, "MPI_Test of a receive of another process's contributions");
-      request = MPI_REQUEST_NULL;
-      done = 1;
-    }
-    if (!done) return;
-    --call->missing;
-    ++state.next_from[ps];
-  }
+  send_contributions(shared, call);
 }
 
 // Tests the MPI requests of `call`'s step, and starts its next round once
@@ -315,35 +78,6 @@ bool step_over(const CommShared& shared, ProcessCall* call) {
     }
     if (!more) return true;
   }
-}
-
-// Makes the gathered form's `call`, whose messages have all arrived, ready:
-// every contribution in place.
-void make_ready(const CommShared& shared, NonblockingState& state, ProcessCall* call) {
-  if (call->rc == MPI_SUCCESS) {
-    call->gathered.at.assign(static_cast<std::size_t>(shared.map.size()), nullptr);
-    bool whole = place(shared, shared.mpi_rank, call->message, &call->gathered);
-    for (int p = 0; p < shared.mpi_size && whole; ++p) {
-      if (p != shared.mpi_rank) {
-        whole = place(shared, p, call->from[static_cast<std::size_t>(p)], &call->gathered);
-      }
-    }
-    if (!whole) fail(call, MPI_ERR_INTERN, "a process's message (malformed)");
-  }
-  set_ready(state, call);
-}
-
-// Whether a message of another process's contributions waits in MPI,
-// looked at without the state's lock. A probe under the lock that finds
-// nothing may give the core away inside MPI (Open MPI's
-// mpi_yield_when_idle, on when a node is oversubscribed), and the process's
-// other endpoints then wait for the holder to be scheduled again
-// (docs/design.md, Known limits): so advance probes only after a look
-// found something. An error counts as something: the probe meets it again.
-bool contribution_waiting(const CommShared& shared) {
-  int flag = 0;
-  const int rc = MPI_Iprobe(MPI_ANY_SOURCE, kTag, shared.mpi_comm, &flag, MPI_STATUS_IGNORE);
-  return rc != MPI_SUCCESS || flag != 0;
 }
 
 // Moves every call of the process on; under state.lock. Probes for the
@@ -375,7 +109,8 @@ void advance(const CommShared& shared, NonblockingState& state, bool probe) {
         set_ready(state, call);
       } else {
         if (call->missing > 0) continue;
-        make_ready(shared, state, call);
+        place_contributions(shared, call);
+        set_ready(state, call);
       }
     }
     if (n == state.first_unready) ++state.first_unready;
