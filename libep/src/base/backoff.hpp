@@ -93,14 +93,15 @@ class BasicBackoff {
 using Backoff = BasicBackoff<128, 4096>;
 
 // Waiting for a non-blocking collective's request. What it waits for is
-// mostly the other endpoints of its process reaching the same call (each
-// call starts once they all have, coll/nonblocking.hpp), so, as in a team's
+// mostly the other endpoints of its process reaching the same call (most
+// calls start once they all have, coll/nonblocking.hpp), so, as in a team's
 // waits (TeamBackoff, team/local_team.hpp), the thread should give its core
 // to them soon. And each pause follows a poll that moves the process's
 // calls on (its lock, MPI's progress): a fraction of a microsecond, not a
 // pause's few nanoseconds, so 8 polls spin about as long as a team's 32
 // pauses. With Backoff's 128, an 8-byte Ibcast+Wait on 1 process x 4
-// endpoints (2 cores) took 22 us; with 8, 4.9 us (Ibarrier: 29.6, 3.7 us).
+// endpoints (2 cores) took 22 us; with 8, 4.7 us (Ibarrier: 29.6, 3.6 us;
+// 3-19 us in later runs, which vary that much).
 using CollBackoff = BasicBackoff<8, 20000>;
 
 /// A wait for one or more requests: CollBackoff's when one of them is a
