@@ -16,7 +16,7 @@ namespace ep::detail {
 
 /// Where a communicator's channels (CommShared::inbox and bulk) come from:
 /// the same MPI call that made its MPI communicator, repeated on the same
-/// communicator: MPI_Comm_dup(from) when `group` is MPI_GROUP_NULL, else
+/// communicator: dup_polled(from) when `group` is MPI_GROUP_NULL, else
 /// MPI_Comm_create_group(from, group, tag). Never a call on the new
 /// communicator itself; build.cpp says why.
 struct ChannelSource {
@@ -24,6 +24,14 @@ struct ChannelSource {
   MPI_Group group = MPI_GROUP_NULL;
   int tag = 0;
 };
+
+/// A duplicate of `from` (an endpoint communicator's own MPI communicator,
+/// which only its blocking collectives and constructors use, one call at a
+/// time per process): MPI_Comm_idup, completed by polling with back-off,
+/// instead of the blocking MPI_Comm_dup, in which Open MPI 4.1 lets several
+/// creations under way in one process wait for each other for milliseconds
+/// when busy threads outnumber the cores (build.cpp). Collective over `from`.
+int dup_polled(MPI_Comm from, MPI_Comm* out);
 
 /// Pooled MPI communicators.
 ///

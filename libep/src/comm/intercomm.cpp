@@ -492,9 +492,9 @@ int Intercomm_merge(Comm intercomm, int high, Comm* newintracomm) {
       identities[static_cast<std::size_t>(new_rank_of[u])] = shared.identities[u];
     }
     MPI_Comm mpi = MPI_COMM_NULL;
-    if (!agreed.pooled) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (!agreed.pooled) outcome.rc = detail::dup_polled(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
-      outcome.why = "MPI_Comm_dup failed";
+      outcome.why = "MPI_Comm_idup failed";
       return;
     }
     CommShared* made = nullptr;

@@ -165,16 +165,28 @@ bool one_color_per_process(const CommShared& shared, const std::vector<detail::S
   return true;
 }
 
+// Whether `group` has every process of the parent, in the parent's order:
+// its MPI communicators are then duplicates of the parent's (dup_polled in
+// comm/build.hpp, which does not wait as a blocking creation can), the only
+// group there is when every process has one color (Comm_split_type on one
+// node, a split by a color all share).
+bool spans_all(const CommShared& shared, const detail::SplitGroup& group) {
+  return static_cast<int>(group.processes.size()) == shared.mpi_size;
+}
+
 // Builds the communicator of one group on its MPI communicator (or on the
 // pooled set `agreed` holds) and hands this process's members their new
-// endpoints. The group's channels are made with MPI_Comm_create_group on the
-// parent, tagged with the color: see make_channels in build.cpp.
+// endpoints. The group's channels are made as its MPI communicator was: by
+// dup_polled, or by MPI_Comm_create_group on the parent, tagged with the
+// color: see make_channels in build.cpp.
 void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_Comm mpi,
                  MPI_Group members, detail::Agreed& agreed, Outcome& outcome) {
   CommShared* made = nullptr;
   std::vector<std::int64_t> identities;
   for (int m : group.members) identities.push_back(shared.identities[static_cast<std::size_t>(m)]);
-  const detail::ChannelSource channels{shared.mpi_comm, members, group.color};
+  const detail::ChannelSource channels =
+      spans_all(shared, group) ? detail::ChannelSource{shared.mpi_comm}
+                               : detail::ChannelSource{shared.mpi_comm, members, group.color};
   outcome.rc = detail::build_comm(mpi, channels, group.map, std::move(identities), &made,
                                   &outcome.why, &agreed);
   if (outcome.rc != MPI_SUCCESS) return;
@@ -190,9 +202,10 @@ void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_
 // Makes the MPI communicator of each group this process hosts and builds
 // the groups' communicators, in ascending color order (a total order every
 // process follows). A group whose processes all offered the same pooled set
-// takes it and makes nothing. Otherwise, with one color per process a
-// single MPI_Comm_split serves all groups (made unless every group was
-// pooled: every process knows every group's plan); else each group gets
+// takes it and makes nothing. A group of every process is a duplicate of
+// the parent (spans_all). Otherwise, with one color per process a single
+// MPI_Comm_split serves all groups (made unless every group was pooled:
+// every process knows every group's plan); else each group gets
 // MPI_Comm_create_group over its processes, tagged with its color. Every
 // MPI creation here is made on the parent with tag 0 or the color, so a
 // leader's creations never go down in Open MPI's order of creations
@@ -244,8 +257,9 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
   const auto hosts = [&](const detail::SplitGroup& group) {
     return std::binary_search(group.processes.begin(), group.processes.end(), shared.mpi_rank);
   };
+  const bool one_whole = all_groups.size() == 1 && spans_all(shared, all_groups.front());
   MPI_Comm split = MPI_COMM_NULL;
-  if (one_split && !all_pooled) {
+  if (one_split && !all_pooled && !one_whole) {
     int color = MPI_UNDEFINED;
     for (std::size_t i = 0; i < all_groups.size(); ++i) {
       if (hosts(all_groups[i]) && plans[i].pooled < 0) color = all_groups[i].color;
@@ -273,11 +287,16 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     MPI_Group members = MPI_GROUP_NULL;
     outcome.rc = group_of(shared, group, &members);
     MPI_Comm mpi = agreed.pooled ? MPI_COMM_NULL : split;
-    if (outcome.rc == MPI_SUCCESS && !one_split && !agreed.pooled) {
+    const char* call = "MPI_Comm_group";
+    if (outcome.rc == MPI_SUCCESS && !agreed.pooled && spans_all(shared, group)) {
+      call = "MPI_Comm_idup";
+      outcome.rc = detail::dup_polled(shared.mpi_comm, &mpi);
+    } else if (outcome.rc == MPI_SUCCESS && !agreed.pooled && !one_split) {
+      call = "MPI_Comm_create_group";
       outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, &mpi);
     }
     if (outcome.rc != MPI_SUCCESS) {
-      outcome.why = one_split ? "MPI_Comm_group failed" : "MPI_Comm_create_group failed";
+      outcome.why = fmt::format("{} failed", call);
     } else {
       adopt_group(shared, group, mpi, members, agreed, outcome);
     }
@@ -445,9 +464,9 @@ int Comm_dup(Comm comm, Comm* newcomm) {
       return;
     }
     MPI_Comm mpi = MPI_COMM_NULL;
-    if (!agreed.pooled) outcome.rc = MPI_Comm_dup(shared.mpi_comm, &mpi);
+    if (!agreed.pooled) outcome.rc = detail::dup_polled(shared.mpi_comm, &mpi);
     if (outcome.rc != MPI_SUCCESS) {
-      outcome.why = "MPI_Comm_dup failed";
+      outcome.why = "MPI_Comm_idup failed";
       return;
     }
     CommShared* made = nullptr;
