@@ -11,7 +11,8 @@ namespace ep::bench {
 
 struct SplitOptions {
   CommBenchOptions comm;
-  int colors = 2;  ///< color = rank % colors; key = -rank
+  int colors = 2;   ///< color = rank % colors; key = -rank
+  int parents = 1;  ///< > 1: each rank splits its sibling, one of `parents` (rank % parents)
 };
 
 /// Adds the "split" subcommand to `parent`.
