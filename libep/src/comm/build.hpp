@@ -49,8 +49,9 @@ int dup_polled(MPI_Comm from, MPI_Comm* out);
 /// communicator; it is chosen only once every process offered it, so its
 /// last owner is gone everywhere and nothing of it is still under way (a
 /// communicator's operations complete before Comm_free returns). Messages
-/// that reached a process but were never received are dropped when the set
-/// returns to the pool, as MPI_Comm_free drops them. What this asks of the
+/// that reached a process but were never received are dropped, as
+/// MPI_Comm_free drops them, when a creation first offers the set
+/// (reserve_offer; before that no process can choose it). What this asks of the
 /// layers that use the channels: no MPI operation of theirs (a receive
 /// posted into MPI, a request left to complete) may still be pending on
 /// them when the last endpoint is freed; it would act on the next
