@@ -118,6 +118,13 @@ std::optional<PooledSet> take_pooled(std::int64_t name, const std::vector<int>& 
                                      int per_process);
 /// Returns the sets of `offer` that were not taken to the pool.
 void release_offer(const PoolOffer& offer);
+/// The pool's side of a communicator's life (comm/pool.cpp): its MPI
+/// communicator is live (a set made from it waits for its creations) and
+/// gone; give_back moves a released communicator's MPI communicators into
+/// the pool, false when they stay with `shared` to be freed.
+void note_live(MPI_Comm c);
+void note_gone(MPI_Comm c);
+bool give_back(CommShared& shared);
 
 /// What the processes of a new communicator agreed on before it is built:
 /// this process's id for it, the communicator's name (pool_name of process
