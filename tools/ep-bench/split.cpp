@@ -40,11 +40,14 @@ Examples:
   scripts/mpirun.sh -np 3 ep-bench split --impl ep --ep 2 --parents 2 --colors 1
   scripts/mpirun.sh -np 6 ep-bench split --impl mpi --parents 2 --colors 1)";
 
+// How many of the ranks 0..total-1 share `rank`'s remainder modulo k.
+int same_remainder(int rank, int total, int k) { return (total - 1 - rank % k) / k + 1; }
+
 // What the split gives `rank`: its color's members are the ranks with that
 // remainder, ordered by key -rank, so the larger ones come first.
 CommFacts split_facts(int rank, int total, int colors) {
   CommFacts f;
-  f.size = (total - 1 - rank % colors) / colors + 1;
+  f.size = same_remainder(rank, total, colors);
   f.rank = (total - 1 - rank) / colors;
   return f;
 }
@@ -53,7 +56,7 @@ CommFacts split_facts(int rank, int total, int colors) {
 // the rank and size it has there.
 CommFacts sibling_facts(int rank, int total, int parents) {
   CommFacts f;
-  f.size = (total - 1 - rank % parents) / parents + 1;
+  f.size = same_remainder(rank, total, parents);
   f.rank = rank / parents;
   return f;
 }

@@ -32,13 +32,8 @@ void back_off(int polls) {
 }  // namespace
 
 int complete(int rc, MPI_Request* request) {
-  if (rc != MPI_SUCCESS) return rc;
-  for (int polls = 0;; ++polls) {
-    int done = 0;
-    rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || done) return rc;
-    back_off(polls);
-  }
+  int polls = 0;
+  return complete_pausing(rc, request, [&polls] { back_off(polls++); });
 }
 
 // One MPI_Test per request rather than MPI_Testall: MPI raises an error of

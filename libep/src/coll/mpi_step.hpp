@@ -29,8 +29,22 @@
 
 namespace ep::detail {
 
-/// Completes `*request` (started by an MPI_I... call that returned `rc`).
-/// Returns the MPI error code of the start or of the completion.
+/// Completes `*request` (started by an MPI_I... call that returned `rc`),
+/// calling `pause()` after each test that finds it under way. Returns the
+/// MPI error code of the start or of the completion.
+template <class Pause>
+int complete_pausing(int rc, MPI_Request* request, Pause&& pause) {
+  if (rc != MPI_SUCCESS) return rc;
+  for (;;) {
+    int done = 0;
+    rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done) return rc;
+    pause();
+  }
+}
+
+/// complete_pausing with the leaders' pause: a few spinning polls, then
+/// yields.
 int complete(int rc, MPI_Request* request);
 
 /// Completes all of `requests` the same way; returns the first error code

@@ -44,15 +44,12 @@ std::atomic<int> next_comm_id{0};
 // endpoints take 1.3 ms instead of 0.7 (with 128 polls: 0.7 ms).
 int dup_polled(MPI_Comm from, MPI_Comm* out) {
   MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_Comm_idup(from, out, &request);
   Backoff backoff;
-  while (rc == MPI_SUCCESS) {
-    int done = 0;
-    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    backoff.pause();
-  }
-  return rc;
+  // complete_pausing() tests the request to completion; the MPI checker
+  // cannot see it.
+  // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
+  return complete_pausing(MPI_Comm_idup(from, out, &request), &request,
+                          [&backoff] { backoff.pause(); });
 }
 
 namespace {

@@ -78,7 +78,7 @@ int drain_set(const PooledSet& set) {
   int rc = MPI_SUCCESS;
   for (const std::vector<MPI_Comm>* channels : {&set.inbox, &set.bulk}) {
     for (MPI_Comm c : *channels) {
-      if (rc == MPI_SUCCESS) rc = c == MPI_COMM_NULL ? MPI_ERR_COMM : drain(c);
+      if (rc == MPI_SUCCESS) rc = drain(c);  // give_back pools no null channel
     }
   }
   if (rc == MPI_SUCCESS) rc = drain(set.mpi_comm);

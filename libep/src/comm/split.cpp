@@ -284,8 +284,9 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
         return;
       }
     }
+    // A group of every process is a duplicate, which needs no group.
     MPI_Group members = MPI_GROUP_NULL;
-    outcome.rc = group_of(shared, group, &members);
+    if (!spans_all(shared, group)) outcome.rc = group_of(shared, group, &members);
     MPI_Comm mpi = agreed.pooled ? MPI_COMM_NULL : split;
     const char* call = "MPI_Comm_group";
     if (outcome.rc == MPI_SUCCESS && !agreed.pooled && spans_all(shared, group)) {
