@@ -9,12 +9,14 @@
 #                   [ARGS --key=value ...]         # passed to both programs
 #                   [LABELS label ...])
 #   ep_add_mpi_test(NAME comm.split_seed7 PROGRAM comm.split ...)
+#   ep_add_mpi_test(NAME p2p.storm.two_nodes PROGRAM p2p.storm SAME_REFERENCE ...)
 #
 # Builds <name>_ep (the body on endpoints) and, unless MODE is ep or the test
 # is EXPECT_FATAL, <name>_mpi (the body on plain MPI processes). With PROGRAM
 # instead of SOURCES, the test runs the programs of that earlier test (with
 # other ARGS, LAYOUTS or environment) rather than compiling the same sources
-# again. Each layout becomes a test "<NAME>@<layout>" run by run_test.sh (see
+# again; SAME_REFERENCE (the same ARGS as that test, another environment)
+# compares with that test's plain-MPI runs instead of running its own. Each layout becomes a test "<NAME>@<layout>" run by run_test.sh (see
 # there for the modes). In modes diff and check, each number of endpoints
 # among the layouts also becomes a test "<NAME>@np<ranks>": the plain-MPI run
 # on that many processes, which the layouts with that many endpoints compare
@@ -157,7 +159,7 @@ function(ep_mpi_reference var name layout target timeout labels)
 endfunction()
 
 function(ep_add_mpi_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODE;TIMEOUT;PROGRAM"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SAME_REFERENCE" "NAME;MODE;TIMEOUT;PROGRAM"
                         "SOURCES;LIBRARIES;LAYOUTS;ARGS;EXPECT_FATAL;LABELS")
   if(NOT arg_NAME OR (NOT arg_SOURCES AND NOT arg_PROGRAM) OR (arg_SOURCES AND arg_PROGRAM))
     message(FATAL_ERROR "ep_add_mpi_test: NAME and one of SOURCES or PROGRAM are required")
@@ -235,7 +237,11 @@ function(ep_add_mpi_test)
     endif()
     set(reference)
     if("mpi" IN_LIST modes)
-      ep_mpi_reference(reference ${arg_NAME} ${layout} ${target}_mpi ${launch_timeout}
+      set(reference_of ${arg_NAME})
+      if(arg_SAME_REFERENCE AND arg_PROGRAM)
+        set(reference_of ${arg_PROGRAM})
+      endif()
+      ep_mpi_reference(reference ${reference_of} ${layout} ${target}_mpi ${launch_timeout}
                        "${arg_LABELS}" ${arg_ARGS})
     endif()
     set(test_name "${arg_NAME}@${layout}")

@@ -20,6 +20,11 @@ namespace ep {
 /// `num_ep` may differ between processes and may be 0 (nothing is written to
 /// `out`). Ranks are ordered by parent rank, then by handle index: out[i] of
 /// the process with parent rank p has rank sum(num_ep of ranks < p) + i.
+/// The first call over a set of processes of one node also gives each pair
+/// of them a ring in shared memory (MPI_Win_allocate_shared, 2 MiB per
+/// process at most; EP_NODE_RING_BYTES in docs/environment.md), which
+/// carries the small messages of every endpoint communicator between them
+/// and is freed at MPI_Finalize.
 /// `info` is ignored. Errors go through the error handler of `parent`:
 /// MPI_ERR_OTHER when MPI is not initialised or does not provide
 /// MPI_THREAD_MULTIPLE (the message says how to obtain it), or when one

@@ -127,6 +127,7 @@ int identify(CommShared& shared, const std::int64_t* agreed_name) {
   if (agreed_name && *agreed_name >= 0) {
     shared.global_id = fmt::format("w{}c{}", *agreed_name >> 32,
                                    static_cast<std::int32_t>(*agreed_name & 0xffffffff));
+    shared.key = *agreed_name;
     return MPI_SUCCESS;
   }
   int name[2] = {shared.world_ranks[static_cast<std::size_t>(shared.mpi_rank)], shared.id};
@@ -134,6 +135,7 @@ int identify(CommShared& shared, const std::int64_t* agreed_name) {
   MPI_Request request = MPI_REQUEST_NULL;
   rc = complete(MPI_Ibcast(name, 2, MPI_INT, 0, shared.mpi_comm, &request), &request);
   shared.global_id = fmt::format("w{}c{}", name[0], name[1]);
+  shared.key = std::int64_t{name[0]} << 32 | static_cast<std::uint32_t>(name[1]);
   return rc;
 }
 
@@ -307,7 +309,9 @@ int build_comm(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
                Agreed* agreed) {
   const int rc =
       build_part(mpi_comm, channels, std::move(map), std::move(identities), out, why, agreed);
-  if (rc == MPI_SUCCESS) dump_if_requested(**out);
+  if (rc != MPI_SUCCESS) return rc;
+  register_node_routes(**out);
+  dump_if_requested(**out);
   return rc;
 }
 
@@ -326,11 +330,13 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
     endpoint->group = layout.group_of[u];
     endpoint->rank = layout.rank_in_group[u];
   }
+  register_node_routes(shared);
   dump_if_requested(shared);
   return MPI_SUCCESS;
 }
 
 int release_shared(CommShared* shared) {
+  unregister_node_routes(*shared);
   forget_nonblocking(*shared);
   note_gone(shared->mpi_comm);
   int rc = MPI_SUCCESS;

@@ -12,6 +12,7 @@
 #include "comm/inspect.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
+#include "p2p/engine.hpp"
 
 namespace ep {
 
@@ -147,6 +148,15 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
     }
     return detail::raise_on(parent, MPI_ERR_ARG, fn,
                             "process {} asked for a negative number of endpoints ({})", p, count);
+  }
+
+  // The rings between the processes of a node (p2p/transport_node.hpp),
+  // made once for every pair: collective over the parent, so before the
+  // processes that host nothing leave.
+  {
+    std::string why;
+    rc = detail::attach_node(parent, &why);
+    if (rc != MPI_SUCCESS) return detail::raise_on(parent, detail::error_class_of(rc), fn, why);
   }
 
   // The communicator's MPI communicator holds only the processes that host

@@ -179,6 +179,7 @@ struct NonblockingState;  // coll/nonblocking.cpp
 struct CommShared {
   int id = 0;             // process-wide sequence number, for messages
   std::string global_id;  // the same in every process: "w<world rank>c<id>" of MPI rank 0
+  std::int64_t key = 0;   // the same, as a number: world rank << 32 | id
   // The communicator's MPI communicator: exactly the processes that host its
   // endpoints, ranked as in the rank map. Its leaders (local endpoint 0 of
   // each process) run the inter-process steps of collectives on it.
@@ -211,6 +212,12 @@ struct CommShared {
   // posted in MPI can be missed by it.
   using Lane = detail::Lane;
   std::unique_ptr<Lane[]> lanes;
+  // By MPI rank: the ring (p2p/transport_node.hpp) that reaches that
+  // process, or 0 where MPI does (and for this process); empty while no
+  // process is reached through a ring. `mpi_routed`: whether any other
+  // process is reached through MPI.
+  std::vector<std::uintptr_t> node_routes;
+  bool mpi_routed = true;
 
   std::vector<std::unique_ptr<Endpoint>> endpoints;  // by local rank
   std::unique_ptr<LocalTeam> team;                   // where the endpoints meet for collectives

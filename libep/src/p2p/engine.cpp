@@ -1,6 +1,8 @@
 #include "p2p/engine.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "base/backoff.hpp"
@@ -8,6 +10,7 @@
 #include "object/error.hpp"
 #include "p2p/transport_intra.hpp"
 #include "p2p/transport_mpi.hpp"
+#include "p2p/transport_node.hpp"
 
 namespace ep::detail {
 
@@ -52,7 +55,10 @@ RequestImpl* take_posted(MatchState& m, int source, int tag) {
 bool names_remote_envelope(const RequestImpl& r) {
   if (r.tag == MPI_ANY_TAG || r.peer == MPI_ANY_SOURCE) return false;
   const CommShared& shared = *r.endpoint->shared;
-  return shared.mpi_size > 1 && !shared.is_local(shared.peer_to_union(*r.endpoint, r.peer));
+  if (shared.mpi_size == 1) return false;
+  const int process = shared.map.at(shared.peer_to_union(*r.endpoint, r.peer)).mpi_rank;
+  // Messages that come through a ring are matched here, never in MPI.
+  return process != shared.mpi_rank && !node_routed(shared, process);
 }
 
 bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
@@ -123,6 +129,55 @@ void arrive(Endpoint* endpoint, Incoming* message) {
   }
   m.lock.unlock();
   if (r) deliver(message, r, /*blocking=*/false);
+}
+
+// A message the node transport took off a ring for `endpoint`: the first
+// posted receive it matches takes its data straight out of the ring;
+// otherwise a copy waits in the unexpected queue.
+Incoming* incoming_of(const NodeMessage& m) {
+  auto* message = new Incoming;
+  message->from_other_process = true;
+  message->source = m.source;
+  message->tag = m.tag;
+  message->bytes = m.bytes;
+  if (m.data) {
+    message->kind = Incoming::Kind::eager;
+    message->data = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(m.bytes));
+    std::memcpy(message->data.get(), m.data, static_cast<std::size_t>(m.bytes));
+  } else {
+    message->kind = Incoming::Kind::remote;
+    message->source_mpi_rank = m.source_mpi_rank;
+    message->source_local = m.source_local;
+    message->bulk_number = m.bulk_number;
+  }
+  return message;
+}
+
+void arrive_node(Endpoint* endpoint, const NodeMessage& m) {
+  MatchState& m_state = endpoint->match;
+  m_state.lock.lock();
+  RequestImpl* r = take_posted(m_state, m.source, m.tag);
+  m_state.lock.unlock();
+  if (!r) {
+    // The copy is made outside the lock; a receive posted meanwhile is
+    // looked for again.
+    Incoming* message = incoming_of(m);
+    m_state.lock.lock();
+    r = take_posted(m_state, m.source, m.tag);
+    if (!r) {
+      m_state.unexpected.push_back(message);
+      endpoint->remote_unexpected.fetch_add(1, std::memory_order_relaxed);
+    }
+    m_state.lock.unlock();
+    if (r) deliver(message, r, /*blocking=*/false);
+    return;
+  }
+  r->set_matched(m.source, m.tag, m.bytes);
+  if (m.data) {
+    intra_receive_bytes(m.data, m.bytes, r);
+  } else {
+    mpi_receive(incoming_of(m), r, /*blocking=*/false);
+  }
 }
 
 // Holds the lock of an endpoint's lane (Endpoint::lane), if it has one,
@@ -219,7 +274,26 @@ class DrainGuard {
 // which hands it over before it lets go of the lane: it still arrives in
 // order, as when this drain waited for the lane.
 int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
-                 Drain when = Drain::always) {
+                 Drain when = Drain::always, int source = MPI_ANY_SOURCE) {
+  const CommShared& shared = *endpoint->shared;
+  bool through_mpi = shared.mpi_routed;
+  if (!shared.node_routes.empty()) {
+    bool through_node = true;
+    if (source != MPI_ANY_SOURCE) {
+      const int process = shared.map.at(shared.peer_to_union(*endpoint, source)).mpi_rank;
+      through_node = node_routed(shared, process);
+      through_mpi = !through_node;
+    }
+    if (through_node) {
+      node_drain(arrive_node);
+      // A bulk message of this process that MPI carries moves on only
+      // while this process calls into MPI (transport_mpi.hpp).
+      if (!through_mpi && mpi_bulk_in_flight()) mpi_poke(endpoint);
+      if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
+        return MPI_SUCCESS;
+    }
+  }
+  if (!through_mpi) return MPI_SUCCESS;
   const bool look = endpoint->lane != nullptr && mpi_yields_when_idle();
   for (;;) {
     if (look) {
@@ -270,8 +344,23 @@ int start_send(RequestImpl* r, bool blocking) {
   }
   const CommShared& shared = *r->endpoint->shared;
   r->target = shared.peer_to_union(*r->endpoint, r->peer);
-  return shared.is_local(r->target) ? send_local(r) : mpi_send(r, blocking);
+  const int process = shared.map.at(r->target).mpi_rank;
+  if (process == shared.mpi_rank) return send_local(r);
+  if (!node_routed(shared, process)) return mpi_send(r, blocking);
+  // Through the ring: the data itself, or a notice of the bulk message
+  // that follows through MPI (transport_mpi.hpp says when).
+  const std::int64_t bytes = std::int64_t{r->count} * r->layout.size;
+  if (r->mode != SendMode::synchronous && bytes <= kCarriedLimit) return node_send(r, -1);
+  const int number = next_bulk_number(r->endpoint);
+  const int rc = node_send(r, number);
+  return rc != MPI_SUCCESS ? rc : mpi_send_bulk(r, number);
 }
+
+int attach_node(MPI_Comm parent, std::string* why) { return node_attach(parent, why); }
+
+void register_node_routes(CommShared& shared) { node_register(shared, arrive_node); }
+
+void unregister_node_routes(const CommShared& shared) { node_unregister(shared, arrive_node); }
 
 int start_recv(RequestImpl* r, bool blocking) {
   Endpoint* endpoint = r->endpoint;
@@ -320,7 +409,7 @@ int start_recv(RequestImpl* r, bool blocking) {
   if (!message) {
     // Messages still in MPI arrived before this receive was posted, so they
     // must be matched (in order) before it joins the posted queue.
-    const int rc = drain_remote(endpoint);
+    const int rc = drain_remote(endpoint, nullptr, Drain::always, r->peer);
     if (rc != MPI_SUCCESS) return rc;
     m.lock.lock();
     // The drain, or an intra-process sender, may have queued a match.
@@ -350,7 +439,7 @@ int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) 
   if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
   if (!endpoint->orphans.empty()) reap_orphans(endpoint, /*progressed=*/true);
   if (may_match_remote(endpoint, source)) {
-    const int rc = drain_remote(endpoint);
+    const int rc = drain_remote(endpoint, nullptr, Drain::always, source);
     if (rc != MPI_SUCCESS) return rc;
   }
   MatchState& m = endpoint->match;
@@ -394,7 +483,7 @@ bool test_request(RequestImpl* r, bool progressed) {
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
       if (r->kind == RequestImpl::Kind::recv && may_match_remote(r->endpoint, r->peer)) {
-        const int rc = drain_remote(r->endpoint, r, Drain::if_free);
+        const int rc = drain_remote(r->endpoint, r, Drain::if_free, r->peer);
         if (rc != MPI_SUCCESS && unpost(r)) {
           // MPI cannot say whether a message for it arrived: it fails.
           r->status.MPI_ERROR = error_class_of(rc);
@@ -453,6 +542,9 @@ void progress(Endpoint* endpoint) {
   if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
       endpoint->shared->mpi_size > 1) {
     (void)drain_remote(endpoint, nullptr, Drain::if_free);
+  } else if (node_spilling()) {
+    // Records of this process wait for room in a ring: move them on.
+    node_drain(arrive_node);
   }
   if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
   // Requests the user freed while active complete on their own (MPI

@@ -45,6 +45,20 @@ Status status_of(const Incoming& message);
 /// request to poll. Returns the MPI error code of the transport.
 int start_send(RequestImpl* r, bool blocking);
 
+/// Makes the rings between the processes of `parent` on one node where they
+/// have none (p2p/transport_node.hpp): collective over `parent`, called by
+/// Comm_create_endpoints. Returns an MPI error code; *why says what failed.
+int attach_node(MPI_Comm parent, std::string* why);
+
+/// Routes `shared`'s messages to and from the processes of its node through
+/// rings where they have them (p2p/transport_node.hpp), and delivers those
+/// that came before: the constructors call it once the communicator is
+/// complete in this process, before its endpoints are handed out.
+void register_node_routes(CommShared& shared);
+
+/// Stops delivering `shared`'s messages from rings: it is being freed.
+void unregister_node_routes(const CommShared& shared);
+
 /// Starts the receive described by `r`: matches it against the unexpected
 /// queue or posts it (`blocking`: a blocking receive, which may wait inside
 /// MPI for a message it has matched). Returns the MPI error code of taking

@@ -67,6 +67,11 @@ Incoming* intra_hold(RequestImpl* s, int source, bool to_self) {
   return message;
 }
 
+void intra_receive_bytes(const std::byte* data, std::int64_t bytes, RequestImpl* r) {
+  unpack(data, bytes, receive_target(*r));
+  r->state.store(RequestImpl::State::complete, std::memory_order_release);
+}
+
 void intra_receive(Incoming* message, RequestImpl* r) {
   if (message->kind == Incoming::Kind::eager) {
     unpack(message->data.get(), message->bytes, receive_target(*r));

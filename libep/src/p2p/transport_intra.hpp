@@ -25,6 +25,11 @@ void intra_copy(RequestImpl* s, RequestImpl* r);
 /// the receiver's lock, so that no receive can be posted in between.
 Incoming* intra_hold(RequestImpl* s, int source, bool to_self);
 
+/// Unpacks `bytes` bytes of packed data at `data` into the receive `r` that
+/// matched them (the engine has set r's status) and completes r: a message
+/// another transport holds in its own memory (p2p/transport_node.hpp).
+void intra_receive_bytes(const std::byte* data, std::int64_t bytes, RequestImpl* r);
+
 /// Moves a held message into the receive `r` it matched (the engine has set
 /// r's status), completes r and a rendezvous sender, and frees `message`.
 void intra_receive(Incoming* message, RequestImpl* r);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -135,7 +136,13 @@ void leave_inbox(RequestImpl* r) {
   r->inbox_next = nullptr;
 }
 
+// Sends of this process whose bulk message MPI carries and has not
+// completed (mpi_bulk_in_flight).
+std::atomic<int> bulk_in_flight{0};
+
 void complete(RequestImpl* r) {
+  if (r->kind == RequestImpl::Kind::send && r->phase == RequestImpl::Phase::bulk)
+    bulk_in_flight.fetch_sub(1, std::memory_order_relaxed);
   leave_inbox(r);
   release_wire(r);
   r->mpi = MPI_REQUEST_NULL;
@@ -234,19 +241,43 @@ int mpi_send(RequestImpl* s, bool blocking) {
   // tested), so each bulk message has a number of its own as its tag. The
   // numbers wrap after user_tag_ub sends, far beyond the bulk messages one
   // endpoint can have in flight.
-  const int number =
-      static_cast<int>(self->bulk_sent++ & static_cast<unsigned>(shared.tags.user_tag_ub()));
+  const int number = next_bulk_number(self);
   std::array<Word, kNoticeBytes / kWordBytes> notice{};
   notice[0] = bytes;
   notice[1] = number;
-  int rc = MPI_Send(notice.data(), kNoticeBytes, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
+  const int rc = MPI_Send(notice.data(), kNoticeBytes, MPI_BYTE, to.mpi_rank, mpi_tag, inbox);
   if (rc != MPI_SUCCESS) return rc;
+  return mpi_send_bulk(s, number);
+}
+
+int next_bulk_number(Endpoint* self) {
+  return static_cast<int>(self->bulk_sent++ &
+                          static_cast<unsigned>(self->shared->tags.user_tag_ub()));
+}
+
+int mpi_send_bulk(RequestImpl* s, int number) {
+  const Endpoint* self = s->endpoint;
+  const CommShared& shared = *self->shared;
+  const Location to = shared.map.at(s->target);
   MPI_Comm bulk = bulk_of(shared, to.local_rank);
   const int bulk_tag = wire_tag(shared, to.local_rank, self->local, number);
-  rc = sync ? MPI_Issend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi)
-            : MPI_Isend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi);
+  const int rc = s->mode == SendMode::synchronous
+                     ? MPI_Issend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi)
+                     : MPI_Isend(s->buf, s->count, s->type, to.mpi_rank, bulk_tag, bulk, &s->mpi);
+  if (rc == MPI_SUCCESS) {
+    s->phase = RequestImpl::Phase::bulk;
+    bulk_in_flight.fetch_add(1, std::memory_order_relaxed);
+  }
   s->state.store(RequestImpl::State::in_mpi, std::memory_order_relaxed);
   return rc;
+}
+
+bool mpi_bulk_in_flight() { return bulk_in_flight.load(std::memory_order_relaxed) != 0; }
+
+void mpi_poke(Endpoint* endpoint) {
+  int found = 0;
+  (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, inbox_of(*endpoint->shared, endpoint->local),
+                   &found, MPI_STATUS_IGNORE);
 }
 
 int mpi_post_receive(RequestImpl* r) {

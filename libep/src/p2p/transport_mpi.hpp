@@ -55,6 +55,24 @@ constexpr std::int64_t kCarriedLimit = 1024;
 /// Returns an MPI error code.
 int mpi_send(RequestImpl* s, bool blocking);
 
+/// Sends the data of `s` on the bulk channel as bulk message `number`,
+/// after its notice went another way (p2p/transport_node.hpp). Returns an
+/// MPI error code; s is in_mpi.
+int mpi_send_bulk(RequestImpl* s, int number);
+
+/// The number of the next bulk message of `self` (they wrap after
+/// MPI_TAG_UB of the communicator).
+int next_bulk_number(Endpoint* self);
+
+/// Whether sends of this process have bulk messages that MPI has not
+/// completed. MPI moves a large message on only while its sender's process
+/// calls into MPI; where no other traffic of a waiting endpoint goes through
+/// MPI (p2p/transport_node.hpp), its waits call mpi_poke meanwhile.
+bool mpi_bulk_in_flight();
+
+/// One call into MPI that finds nothing to do, for MPI's progress.
+void mpi_poke(Endpoint* endpoint);
+
 /// Posts the receive `r` in MPI itself: its source is one endpoint of
 /// another process and its tag is not a wildcard, and no receive posted
 /// earlier in libep may take its messages (the engine checks, and keeps the
