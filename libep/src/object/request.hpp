@@ -25,7 +25,7 @@ enum class SendMode : std::uint8_t { standard, synchronous, ready, buffered };
 
 /// A message that arrived at an endpoint before a receive matched it, in
 /// the endpoint's unexpected queue. It is one of three kinds:
-///  - eager: a small intra-process message, already packed into `data`;
+///  - eager: a small message, already packed (eager_data);
 ///  - rendezvous: a large or synchronous intra-process message, still in the
 ///    sender's buffer; `sender` completes when the receiver has copied it;
 ///  - remote: the notice of a bulk message from another process (p2p/
@@ -41,13 +41,28 @@ struct Incoming {
   int tag = 0;     // user tag
   std::int64_t bytes = 0;
 
-  std::unique_ptr<std::byte[]> data;  // eager
-  RequestImpl* sender = nullptr;      // rendezvous
+  RequestImpl* sender = nullptr;  // rendezvous
+
+  /// Room for the `n` packed bytes of an eager message: in the object itself
+  /// up to kInlineBytes (no second allocation for the small messages of a
+  /// message-rate stream that beat their receives), else on the heap.
+  std::byte* eager_room(std::int64_t n) {
+    if (n <= kInlineBytes) return inline_data;
+    data = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(n));
+    return data.get();
+  }
+  /// The packed bytes of an eager message.
+  const std::byte* eager_data() const { return data ? data.get() : inline_data; }
 
   bool from_other_process = false;  // taken off MPI (eager or remote)
   int source_mpi_rank = -1;         // remote
   int source_local = -1;            // remote
   int bulk_number = -1;             // remote: the bulk message's tag on the bulk channel
+
+ private:
+  static constexpr std::int64_t kInlineBytes = 64;
+  std::unique_ptr<std::byte[]> data;               // eager, longer than kInlineBytes
+  alignas(8) std::byte inline_data[kInlineBytes];  // eager, up to kInlineBytes
 };
 
 /// What a request of an operation that is neither a send nor a receive

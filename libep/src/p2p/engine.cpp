@@ -61,6 +61,15 @@ bool names_remote_envelope(const RequestImpl& r) {
   return process != shared.mpi_rank && !node_routed(shared, process);
 }
 
+// Whether messages from `source` (not a wildcard) reach `endpoint` through
+// a ring (transport_node.hpp).
+bool from_ring(const Endpoint& endpoint, int source) {
+  if (source == MPI_ANY_SOURCE) return false;
+  const CommShared& shared = *endpoint.shared;
+  if (shared.node_routes.empty()) return false;
+  return node_routed(shared, shared.map.at(shared.peer_to_union(endpoint, source)).mpi_rank);
+}
+
 bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
   if (!names_remote_envelope(r)) return false;
   if (m.posted_count.load(std::memory_order_relaxed) == 0) return true;
@@ -142,8 +151,8 @@ Incoming* incoming_of(const NodeMessage& m) {
   message->bytes = m.bytes;
   if (m.data) {
     message->kind = Incoming::Kind::eager;
-    message->data = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(m.bytes));
-    std::memcpy(message->data.get(), m.data, static_cast<std::size_t>(m.bytes));
+    std::byte* room = message->eager_room(m.bytes);
+    if (m.bytes > 0) std::memcpy(room, m.data, static_cast<std::size_t>(m.bytes));
   } else {
     message->kind = Incoming::Kind::remote;
     message->source_mpi_rank = m.source_mpi_rank;
@@ -408,8 +417,12 @@ int start_recv(RequestImpl* r, bool blocking) {
   lane.unlock();
   if (!message) {
     // Messages still in MPI arrived before this receive was posted, so they
-    // must be matched (in order) before it joins the posted queue.
-    const int rc = drain_remote(endpoint, nullptr, Drain::always, r->peer);
+    // must be matched (in order) before it joins the posted queue. Records
+    // still in a ring need not be: no receive of theirs is posted in MPI,
+    // and libep matches them, in order, against the posted queue.
+    const int rc = from_ring(*endpoint, r->peer)
+                       ? MPI_SUCCESS
+                       : drain_remote(endpoint, nullptr, Drain::always, r->peer);
     if (rc != MPI_SUCCESS) return rc;
     m.lock.lock();
     // The drain, or an intra-process sender, may have queued a match.

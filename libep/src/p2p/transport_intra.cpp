@@ -56,8 +56,7 @@ Incoming* intra_hold(RequestImpl* s, int source, bool to_self) {
   const bool eager = s->mode != SendMode::synchronous && (bytes <= kEagerLimit || to_self);
   if (eager) {
     message->kind = Incoming::Kind::eager;
-    message->data = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes));
-    pack(data, message->data.get());
+    pack(data, message->eager_room(bytes));
     s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
   } else {
     message->kind = Incoming::Kind::rendezvous;
@@ -74,7 +73,7 @@ void intra_receive_bytes(const std::byte* data, std::int64_t bytes, RequestImpl*
 
 void intra_receive(Incoming* message, RequestImpl* r) {
   if (message->kind == Incoming::Kind::eager) {
-    unpack(message->data.get(), message->bytes, receive_target(*r));
+    unpack(message->eager_data(), message->bytes, receive_target(*r));
   } else {
     RequestImpl* sender = message->sender;
     copy_typed(send_data(*sender), receive_target(*r));

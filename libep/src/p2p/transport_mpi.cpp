@@ -335,9 +335,8 @@ int mpi_next_arrival(Endpoint* endpoint, Incoming** arrival, Endpoint** to) {
   if (kind == WireKind::carried) {
     message->kind = Incoming::Kind::eager;
     message->bytes = length;
-    message->data =
-        std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(message->bytes));
-    std::memcpy(message->data.get(), wire, static_cast<std::size_t>(message->bytes));
+    std::memcpy(message->eager_room(message->bytes), wire,
+                static_cast<std::size_t>(message->bytes));
   } else {
     message->kind = Incoming::Kind::remote;
     message->bytes = read_word(wire);
