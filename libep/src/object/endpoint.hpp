@@ -213,9 +213,9 @@ struct CommShared {
   using Lane = detail::Lane;
   std::unique_ptr<Lane[]> lanes;
   // By MPI rank: the ring (p2p/transport_node.hpp) that reaches that
-  // process, or 0 where MPI does (and for this process); empty while no
-  // process is reached through a ring. `mpi_routed`: whether any other
-  // process is reached through MPI.
+  // process, or 0 where MPI does (and for this process); empty until the
+  // communicator registers with the node transport. `mpi_routed`: whether
+  // any other process is reached through MPI.
   std::vector<std::uintptr_t> node_routes;
   bool mpi_routed = true;
 

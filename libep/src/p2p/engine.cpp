@@ -52,11 +52,18 @@ RequestImpl* take_posted(MatchState& m, int source, int tag) {
 // it names one endpoint of another process and a tag, and no receive posted
 // earlier in libep may take a message it would match, since MPI would hand
 // such a message to `r` first. Called with m.lock held.
+// The MPI rank (in the communicator's MPI communicator) of the process that
+// hosts `peer`, a rank `endpoint` addresses.
+int process_of(const Endpoint& endpoint, int peer) {
+  const CommShared& shared = *endpoint.shared;
+  return shared.map.at(shared.peer_to_union(endpoint, peer)).mpi_rank;
+}
+
 bool names_remote_envelope(const RequestImpl& r) {
   if (r.tag == MPI_ANY_TAG || r.peer == MPI_ANY_SOURCE) return false;
   const CommShared& shared = *r.endpoint->shared;
   if (shared.mpi_size == 1) return false;
-  const int process = shared.map.at(shared.peer_to_union(*r.endpoint, r.peer)).mpi_rank;
+  const int process = process_of(*r.endpoint, r.peer);
   // Messages that come through a ring are matched here, never in MPI.
   return process != shared.mpi_rank && !node_routed(shared, process);
 }
@@ -64,10 +71,8 @@ bool names_remote_envelope(const RequestImpl& r) {
 // Whether messages from `source` (not a wildcard) reach `endpoint` through
 // a ring (transport_node.hpp).
 bool from_ring(const Endpoint& endpoint, int source) {
-  if (source == MPI_ANY_SOURCE) return false;
-  const CommShared& shared = *endpoint.shared;
-  if (shared.node_routes.empty()) return false;
-  return node_routed(shared, shared.map.at(shared.peer_to_union(endpoint, source)).mpi_rank);
+  if (source == MPI_ANY_SOURCE || endpoint.shared->node_routes.empty()) return false;
+  return node_routed(*endpoint.shared, process_of(endpoint, source));
 }
 
 bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
@@ -284,23 +289,19 @@ class DrainGuard {
 // order, as when this drain waited for the lane.
 int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
                  Drain when = Drain::always, int source = MPI_ANY_SOURCE) {
-  const CommShared& shared = *endpoint->shared;
-  bool through_mpi = shared.mpi_routed;
-  if (!shared.node_routes.empty()) {
-    bool through_node = true;
-    if (source != MPI_ANY_SOURCE) {
-      const int process = shared.map.at(shared.peer_to_union(*endpoint, source)).mpi_rank;
-      through_node = node_routed(shared, process);
-      through_mpi = !through_node;
-    }
-    if (through_node) {
-      node_drain(arrive_node);
-      // A bulk message of this process that MPI carries moves on only
-      // while this process calls into MPI (transport_mpi.hpp).
-      if (!through_mpi && mpi_bulk_in_flight()) mpi_poke(endpoint);
-      if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
-        return MPI_SUCCESS;
-    }
+  // A named source comes through a ring or through MPI; a wildcard may
+  // come through either.
+  const bool any = source == MPI_ANY_SOURCE;
+  const bool ring = !any && from_ring(*endpoint, source);
+  const bool through_node = !endpoint->shared->node_routes.empty() && (any || ring);
+  const bool through_mpi = any ? endpoint->shared->mpi_routed : !ring;
+  if (through_node) {
+    node_drain(arrive_node);
+    // A bulk message of this process that MPI carries moves on only while
+    // this process calls into MPI (transport_mpi.hpp).
+    if (!through_mpi && mpi_bulk_in_flight()) mpi_poke(endpoint);
+    if (awaited && awaited->state.load(std::memory_order_acquire) != RequestImpl::State::posted)
+      return MPI_SUCCESS;
   }
   if (!through_mpi) return MPI_SUCCESS;
   const bool look = endpoint->lane != nullptr && mpi_yields_when_idle();

@@ -1,6 +1,5 @@
 #include "p2p/transport_node.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -16,7 +15,6 @@
 #include "base/byte_ring.hpp"
 #include "base/datatype.hpp"
 #include "base/spinlock.hpp"
-#include "object/error.hpp"
 
 namespace ep::detail {
 
