@@ -23,7 +23,7 @@ import pathlib
 import re
 import sys
 
-FLOORS = ["base", "ranks", "object", "team", "p2p", "coll", "comm", "rma"]
+FLOORS = ["base", "ranks", "object", "node", "team", "p2p", "coll", "comm", "rma"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 MPI_CALL = re.compile(r"\bMPI_[A-Z][a-z_]*\s*\(")
 # Public headers that declare one subsystem's functions, by the floor that

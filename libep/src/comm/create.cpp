@@ -150,7 +150,7 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
                             "process {} asked for a negative number of endpoints ({})", p, count);
   }
 
-  // The rings between the processes of a node (p2p/transport_node.hpp),
+  // The rings between the processes of a node (node/rings.hpp),
   // made once for every pair: collective over the parent, so before the
   // processes that host nothing leave.
   {

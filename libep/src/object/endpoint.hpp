@@ -212,7 +212,7 @@ struct CommShared {
   // posted in MPI can be missed by it.
   using Lane = detail::Lane;
   std::unique_ptr<Lane[]> lanes;
-  // By MPI rank: the ring (p2p/transport_node.hpp) that reaches that
+  // By MPI rank: the ring (node/rings.hpp) that reaches that
   // process, or 0 where MPI does (and for this process); empty until the
   // communicator registers with the node transport. `mpi_routed`: whether
   // any other process is reached through MPI.

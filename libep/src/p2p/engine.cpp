@@ -7,10 +7,10 @@
 
 #include "base/backoff.hpp"
 #include "base/mpi_yield.hpp"
+#include "node/rings.hpp"
 #include "object/error.hpp"
 #include "p2p/transport_intra.hpp"
 #include "p2p/transport_mpi.hpp"
-#include "p2p/transport_node.hpp"
 
 namespace ep::detail {
 
@@ -69,7 +69,7 @@ bool names_remote_envelope(const RequestImpl& r) {
 }
 
 // Whether messages from `source` (not a wildcard) reach `endpoint` through
-// a ring (transport_node.hpp).
+// a ring (node/rings.hpp).
 bool from_ring(const Endpoint& endpoint, int source) {
   if (source == MPI_ANY_SOURCE || endpoint.shared->node_routes.empty()) return false;
   return node_routed(*endpoint.shared, process_of(endpoint, source));

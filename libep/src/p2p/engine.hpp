@@ -46,12 +46,12 @@ Status status_of(const Incoming& message);
 int start_send(RequestImpl* r, bool blocking);
 
 /// Makes the rings between the processes of `parent` on one node where they
-/// have none (p2p/transport_node.hpp): collective over `parent`, called by
+/// have none (node/rings.hpp): collective over `parent`, called by
 /// Comm_create_endpoints. Returns an MPI error code; *why says what failed.
 int attach_node(MPI_Comm parent, std::string* why);
 
 /// Routes `shared`'s messages to and from the processes of its node through
-/// rings where they have them (p2p/transport_node.hpp), and delivers those
+/// rings where they have them (node/rings.hpp), and delivers those
 /// that came before: the constructors call it once the communicator is
 /// complete in this process, before its endpoints are handed out.
 void register_node_routes(CommShared& shared);

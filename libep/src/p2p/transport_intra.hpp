@@ -27,7 +27,7 @@ Incoming* intra_hold(RequestImpl* s, int source, bool to_self);
 
 /// Unpacks `bytes` bytes of packed data at `data` into the receive `r` that
 /// matched them (the engine has set r's status) and completes r: a message
-/// another transport holds in its own memory (p2p/transport_node.hpp).
+/// another transport holds in its own memory (node/rings.hpp).
 void intra_receive_bytes(const std::byte* data, std::int64_t bytes, RequestImpl* r);
 
 /// Moves a held message into the receive `r` it matched (the engine has set

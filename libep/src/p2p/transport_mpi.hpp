@@ -56,7 +56,7 @@ constexpr std::int64_t kCarriedLimit = 1024;
 int mpi_send(RequestImpl* s, bool blocking);
 
 /// Sends the data of `s` on the bulk channel as bulk message `number`,
-/// after its notice went another way (p2p/transport_node.hpp). Returns an
+/// after its notice went another way (node/rings.hpp). Returns an
 /// MPI error code; s is in_mpi.
 int mpi_send_bulk(RequestImpl* s, int number);
 
@@ -67,7 +67,7 @@ int next_bulk_number(Endpoint* self);
 /// Whether sends of this process have bulk messages that MPI has not
 /// completed. MPI moves a large message on only while its sender's process
 /// calls into MPI; where no other traffic of a waiting endpoint goes through
-/// MPI (p2p/transport_node.hpp), its waits call mpi_poke meanwhile.
+/// MPI (node/rings.hpp), its waits call mpi_poke meanwhile.
 bool mpi_bulk_in_flight();
 
 /// One call into MPI that finds nothing to do, for MPI's progress.

@@ -1,4 +1,4 @@
-#include "p2p/transport_node.hpp"
+#include "node/rings.hpp"
 
 #include <cerrno>
 #include <cstddef>
