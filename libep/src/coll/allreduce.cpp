@@ -61,8 +61,7 @@ int copy_out(const ReduceCall& c, const void* acc) {
 int reduce_among_processes(const Meeting& m, const ReduceCall& c, void* acc) {
   const detail::CommShared& shared = m.shared();
   if (detail::message_allreduce_fits(shared.mpi_size)) {
-    return detail::message_allreduce(shared.mpi_comm, shared.mpi_rank, shared.mpi_size, acc,
-                                     c.count, c.reduction);
+    return detail::message_allreduce(shared, acc, c.count, c.reduction);
   }
   MPI_Request request = MPI_REQUEST_NULL;
   // complete() tests the request to completion; the MPI checker cannot see it.

@@ -23,9 +23,8 @@ int barrier(const detail::Entered& in) {
   const detail::LocalTeam::Passage passage = team.arrive(in.e->local);  // 1
   int rc = MPI_SUCCESS;
   if (passage.last) {
-    if (shared.mpi_size > 1)
-      rc = detail::message_barrier(shared.mpi_comm, shared.mpi_rank, shared.mpi_size);  // 2
-    team.open(passage.number, rc);                                                      // 3
+    if (shared.mpi_size > 1) rc = detail::message_barrier(shared);  // 2
+    team.open(passage.number, rc);                                  // 3
   } else {
     rc = team.wait_open(passage.number);
   }

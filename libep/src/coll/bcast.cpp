@@ -59,9 +59,7 @@ int ibcast(const Meeting& m, void* data, int count, MPI_Datatype type, int root_
 // The mailbox's bytes among the processes (coll/mpi_step.hpp says why
 // messages rather than MPI_Ibcast).
 int bcast_bytes(const Meeting& m, std::byte* box, int bytes, int root_process) {
-  const detail::CommShared& shared = m.shared();
-  return detail::message_bcast(shared.mpi_comm, shared.mpi_rank, shared.mpi_size, root_process, box,
-                               bytes);
+  return detail::message_bcast(m.shared(), root_process, box, bytes);
 }
 
 int through_mailbox(const BcastCall& c) {

@@ -8,6 +8,7 @@
 
 #include "base/backoff.hpp"
 #include "base/datatype.hpp"
+#include "node/rings.hpp"
 #include "object/error.hpp"
 
 namespace ep::detail {
@@ -81,13 +82,56 @@ constexpr int kBcastTag = 8;
 constexpr int kAllreduceTag = 9;
 constexpr int kBarrierTag = 10;
 
-// A send and a receive with one peer each, completed together; the receive
-// is posted first, so that the peer's message need not wait unexpected.
-int send_receive(const void* out, int out_count, MPI_Datatype out_type, int to, void* in,
-                 int in_count, MPI_Datatype in_type, int from, int tag, MPI_Comm comm) {
+// One side of a step's message: MPI sends and receives `count` elements of
+// `type` at `buf`; a ring moves the `bytes` bytes at `at` they occupy.
+struct StepData {
+  void* buf;
+  int count;
+  MPI_Datatype type;
+  std::byte* at;
+  std::size_t bytes;
+};
+
+StepData bytes_at(void* buf, int bytes) {
+  return {buf, bytes, MPI_BYTE, static_cast<std::byte*>(buf), static_cast<std::size_t>(bytes)};
+}
+
+// Waits for the step message from `from` with `tag` in the rings. Meanwhile
+// it calls into MPI when it yields: the process's large point-to-point
+// messages move on only while it does (node/rings.hpp), and a leader waiting
+// here through MPI would have.
+void ring_receive(const CommShared& shared, int from, int tag, const StepData& in) {
+  for (int polls = 0; !node_step_take(shared, from, tag, in.at, in.bytes); ++polls) {
+    if (polls >= kSpinningPolls) {
+      int found = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shared.mpi_comm, &found, MPI_STATUS_IGNORE);
+    }
+    back_off(polls);
+  }
+}
+
+// Starts the step's send of `out` to `to`: into its ring (done at once), or
+// an MPI_Isend in *request.
+int start_send(const CommShared& shared, const StepData& out, int to, int tag,
+               MPI_Request* request) {
+  if (node_step_routed(shared, to, out.bytes)) {
+    node_step_send(shared, to, tag, out.at, out.bytes);
+    return MPI_SUCCESS;
+  }
+  return MPI_Isend(out.buf, out.count, out.type, to, tag, shared.mpi_comm, request);
+}
+
+// A send and a receive with one peer each, completed together; a receive
+// through MPI is posted first, so that the peer's message need not wait
+// unexpected.
+int send_receive(const CommShared& shared, const StepData& out, int to, const StepData& in,
+                 int from, int tag) {
   std::array<MPI_Request, 2> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  int rc = MPI_Irecv(in, in_count, in_type, from, tag, comm, &requests[0]);
-  if (rc == MPI_SUCCESS) rc = MPI_Isend(out, out_count, out_type, to, tag, comm, &requests[1]);
+  const bool ring_in = node_step_routed(shared, from, in.bytes);
+  int rc = MPI_SUCCESS;
+  if (!ring_in) rc = MPI_Irecv(in.buf, in.count, in.type, from, tag, shared.mpi_comm, &requests[0]);
+  if (rc == MPI_SUCCESS) rc = start_send(shared, out, to, tag, &requests[1]);
+  if (rc == MPI_SUCCESS && ring_in) ring_receive(shared, from, tag, in);
   // complete_all() tests the requests to completion; the MPI checker cannot see it.
   // NOLINTNEXTLINE(clang-analyzer-optin.mpi.MPI-Checker)
   keep_first_error(&rc, complete_all(2, requests.data()));
@@ -96,29 +140,38 @@ int send_receive(const void* out, int out_count, MPI_Datatype out_type, int to, 
 
 }  // namespace
 
-int message_barrier(MPI_Comm comm, int rank, int size) {
+int message_barrier(const CommShared& shared) {
+  const int rank = shared.mpi_rank;
+  const int size = shared.mpi_size;
   int rc = MPI_SUCCESS;
   // A failed round still goes on to the next ones, so that no peer waits in vain.
   for (int distance = 1; distance < size; distance *= 2) {
     const int to = (rank + distance) % size;
     const int from = (rank - distance + size) % size;
-    keep_first_error(
-        &rc, send_receive(nullptr, 0, MPI_BYTE, to, nullptr, 0, MPI_BYTE, from, kBarrierTag, comm));
+    keep_first_error(&rc, send_receive(shared, bytes_at(nullptr, 0), to, bytes_at(nullptr, 0), from,
+                                       kBarrierTag));
   }
   return rc;
 }
 
-int message_bcast(MPI_Comm comm, int rank, int size, int root, void* buf, int bytes) {
+int message_bcast(const CommShared& shared, int root, void* buf, int bytes) {
+  const int size = shared.mpi_size;
+  const StepData data = bytes_at(buf, bytes);
   // Ranks relative to the root: the parent of r clears r's lowest set bit;
   // r's children are r + 2^k for every 2^k below that bit.
-  const int relative = (rank - root + size) % size;
+  const int relative = (shared.mpi_rank - root + size) % size;
   int rc = MPI_SUCCESS;
   int mask = 1;
   for (; mask < size; mask *= 2) {
     if ((relative & mask) != 0) {
       const int parent = (relative - mask + root) % size;
-      MPI_Request request = MPI_REQUEST_NULL;
-      rc = complete(MPI_Irecv(buf, bytes, MPI_BYTE, parent, kBcastTag, comm, &request), &request);
+      if (node_step_routed(shared, parent, data.bytes)) {
+        ring_receive(shared, parent, kBcastTag, data);
+      } else {
+        MPI_Request request = MPI_REQUEST_NULL;
+        rc = complete(MPI_Irecv(buf, bytes, MPI_BYTE, parent, kBcastTag, shared.mpi_comm, &request),
+                      &request);
+      }
       break;
     }
   }
@@ -140,30 +193,33 @@ int message_bcast(MPI_Comm comm, int rank, int size, int root, void* buf, int by
     const int child = (relative + mask + root) % size;
     MPI_Request& request = requests[static_cast<std::size_t>(children++)];
     request = MPI_REQUEST_NULL;
-    keep_first_error(&rc, MPI_Isend(buf, bytes, MPI_BYTE, child, kBcastTag, comm, &request));
+    keep_first_error(&rc, start_send(shared, data, child, kBcastTag, &request));
   }
   if (children > 0) keep_first_error(&rc, complete_all(children, requests.data()));
   return rc;
 }
 
-int message_allreduce(MPI_Comm comm, int rank, int size, void* acc, int count, const Reduction& r) {
+int message_allreduce(const CommShared& shared, void* acc, int count, const Reduction& r) {
+  const int rank = shared.mpi_rank;
+  const int size = shared.mpi_size;
   if (size == 1 || count == 0) return MPI_SUCCESS;
   // The partner's partial result lands here; small ones on the stack.
-  const std::size_t bytes = r.layout.footprint(count).bytes;
+  const Footprint print = r.layout.footprint(count);
   alignas(64) std::array<std::byte, 256> small;
   std::unique_ptr<std::byte[]> large;
   std::byte* memory = small.data();
-  if (bytes > small.size()) {
-    large = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  if (print.bytes > small.size()) {
+    large = std::make_unique_for_overwrite<std::byte[]>(print.bytes);
     memory = large.get();
   }
   void* theirs = typed_base(memory, count, r.layout);
-  const Footprint print = r.layout.footprint(count);
+  const StepData mine{acc, count, r.type, static_cast<std::byte*>(acc) + print.offset, print.bytes};
+  const StepData partners{theirs, count, r.type, static_cast<std::byte*>(theirs) + print.offset,
+                          print.bytes};
   int rc = MPI_SUCCESS;
   for (int bit = 1; bit < size; bit *= 2) {
     const int partner = rank ^ bit;
-    keep_first_error(&rc, send_receive(acc, count, r.type, partner, theirs, count, r.type, partner,
-                                       kAllreduceTag, comm));
+    keep_first_error(&rc, send_receive(shared, mine, partner, partners, partner, kAllreduceTag));
     if (rc != MPI_SUCCESS) continue;  // the later rounds still run, for the peers
     if (partner < rank) {
       rc = MPI_Reduce_local(theirs, acc, count, r.type, r.op);  // acc = theirs op acc
@@ -171,10 +227,7 @@ int message_allreduce(MPI_Comm comm, int rank, int size, void* acc, int count, c
       // acc op theirs, formed in theirs, then moved back: the footprint is
       // the same in both buffers, so a byte copy moves every element.
       rc = MPI_Reduce_local(acc, theirs, count, r.type, r.op);
-      if (rc == MPI_SUCCESS) {
-        std::memcpy(static_cast<std::byte*>(acc) + print.offset,
-                    static_cast<const std::byte*>(theirs) + print.offset, print.bytes);
-      }
+      if (rc == MPI_SUCCESS) std::memcpy(mine.at, partners.at, print.bytes);
     }
   }
   return rc;

@@ -21,11 +21,19 @@
 // overtake each other, so the steps of successive calls never take each
 // other's messages. Tags 8 to 10 are theirs on the communicator
 // (coll/exchange.cpp uses 7).
+//
+// Between processes that a ring reaches (node/rings.hpp), messages of up to
+// kNodeStepLimit bytes go through the ring instead of MPI: a record into
+// the peer's ring, taken there by the peer's step, with no MPI call and no
+// request on either side. Both ends choose the same way for each message
+// (node_step_routed: the pair and the size, which every process knows), and
+// the ring keeps one sender's messages in order, as MPI does.
 #pragma once
 
 #include <mpi.h>
 
 #include "coll/elements.hpp"
+#include "object/endpoint.hpp"
 
 namespace ep::detail {
 
@@ -51,25 +59,26 @@ int complete(int rc, MPI_Request* request);
 /// (a request's own error rather than MPI_ERR_IN_STATUS).
 int complete_all(int count, MPI_Request* requests);
 
-/// A barrier among the processes of `comm` (a dissemination barrier: every
-/// process learns of every other's arrival in ceil(log2 size) rounds).
-/// Collective over `comm`.
-int message_barrier(MPI_Comm comm, int rank, int size);
+/// A barrier among the processes of shared's MPI communicator (a
+/// dissemination barrier: every process learns of every other's arrival in
+/// ceil(log2 size) rounds). Collective over the processes.
+int message_barrier(const CommShared& shared);
 
-/// Broadcasts `bytes` bytes at `buf` from process `root` of `comm`, along a
-/// binomial tree. Collective over `comm`.
-int message_bcast(MPI_Comm comm, int rank, int size, int root, void* buf, int bytes);
+/// Broadcasts `bytes` bytes at `buf` from process `root` of shared's MPI
+/// communicator, along a binomial tree. Collective over the processes.
+int message_bcast(const CommShared& shared, int root, void* buf, int bytes);
 
 /// Whether message_allreduce() can take `size` processes: a power of two.
 inline bool message_allreduce_fits(int size) { return size > 0 && (size & (size - 1)) == 0; }
 
 /// Allreduce in place of `count` elements at `acc` (a buffer of the
-/// reduction's type) among the processes of `comm`, by recursive doubling:
+/// reduction's type) among the processes of shared's MPI communicator, by
+/// recursive doubling:
 /// in round k each process exchanges its partial result with the process
 /// whose rank differs in bit k, and combines the lower rank's on the left,
 /// so every process combines the blocks of ranks in rank order (exact for a
-/// non-commutative op) and all get the same bytes. `size` must fit
-/// (message_allreduce_fits). Collective over `comm`.
-int message_allreduce(MPI_Comm comm, int rank, int size, void* acc, int count, const Reduction& r);
+/// non-commutative op) and all get the same bytes. The number of processes
+/// must fit (message_allreduce_fits). Collective over the processes.
+int message_allreduce(const CommShared& shared, void* acc, int count, const Reduction& r);
 
 }  // namespace ep::detail

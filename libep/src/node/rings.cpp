@@ -1,5 +1,6 @@
 #include "node/rings.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/backoff.hpp"
 #include "base/byte_ring.hpp"
 #include "base/datatype.hpp"
 #include "base/spinlock.hpp"
@@ -26,10 +28,12 @@ struct NodeEnvelope {
   std::int64_t key;  // the communicator (CommShared::key)
   std::int32_t tag;
   std::int32_t source_mpi_rank;  // the sender's rank in the communicator's MPI communicator
-  std::int32_t dest_local;       // destination endpoint, local index in its process
+  std::int32_t dest_local;       // destination endpoint, local index in its process; kStep
   std::uint32_t source_kind;     // the sender's local index << 1 | 1 for a notice
 };
 static_assert(sizeof(NodeEnvelope) == 24);
+// The destination of a step message: the receiving process's step.
+constexpr std::int32_t kStep = -1;
 struct Notice {
   std::int64_t bytes;
   std::int32_t number;  // the bulk message's
@@ -56,6 +60,13 @@ struct Segment {
 
 constexpr std::size_t kFlagBytes = 64;
 
+// A step message that reached this process, waiting for its step to take it.
+struct StepMessage {
+  int source;  // the sender's rank in the communicator's MPI communicator
+  int tag;
+  std::vector<std::byte> data;
+};
+
 struct NodeState {
   // Drains, and changes to the registry, one at a time.
   SpinLock drain_lock;
@@ -70,6 +81,21 @@ struct NodeState {
   std::unordered_map<std::int64_t, std::vector<std::vector<std::byte>>> early;
   // The communicator of the last record taken, while it is registered.
   CommShared* last_shared = nullptr;
+  // Step messages by communicator key, in the order they came. They need
+  // no registry: only a step of the communicator takes them, and a process
+  // frees a communicator only after its steps have taken all of theirs.
+  std::unordered_map<std::int64_t, std::deque<StepMessage>> steps;
+  // The engine's arrival (node_register), for the drains of steps.
+  std::atomic<NodeArrival> arrive{nullptr};
+  // The step message node_step_take is draining for, which goes straight
+  // into its buffer (no queue holds an earlier one of its source and tag).
+  struct Wanted {
+    std::int64_t key = 0;
+    int source = -1;  // -1: none
+    int tag = 0;
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  } wanted;
   std::atomic<int> rings{0};  // inbound rings (a drain with none returns at once)
   bool finalize_hook = false;
 };
@@ -182,6 +208,22 @@ void take_record(const std::byte* payload, std::uint32_t length, NodeArrival arr
   std::int32_t dest_local = 0;
   std::memcpy(&key, payload + offsetof(NodeEnvelope, key), sizeof key);
   std::memcpy(&dest_local, payload + offsetof(NodeEnvelope, dest_local), sizeof dest_local);
+  if (dest_local == kStep) {
+    std::int32_t source = 0;
+    std::int32_t tag = 0;
+    std::memcpy(&source, payload + offsetof(NodeEnvelope, source_mpi_rank), sizeof source);
+    std::memcpy(&tag, payload + offsetof(NodeEnvelope, tag), sizeof tag);
+    const std::byte* data = payload + sizeof(NodeEnvelope);
+    const std::size_t bytes = length - sizeof(NodeEnvelope);
+    NodeState::Wanted& w = s.wanted;
+    if (w.source == source && w.tag == tag && w.key == key) {
+      if (w.bytes > 0) std::memcpy(w.data, data, std::min(bytes, w.bytes));
+      w.source = -1;  // taken
+      return;
+    }
+    s.steps[key].push_back(StepMessage{source, tag, std::vector<std::byte>(data, data + bytes)});
+    return;
+  }
   CommShared* shared = s.last_shared;
   if (!shared || shared->key != key) {
     const auto found = s.registry.find(key);
@@ -371,6 +413,7 @@ void node_register(CommShared& shared, NodeArrival arrive) {
   shared.node_routes.assign(static_cast<std::size_t>(shared.mpi_size), 0);
   shared.mpi_routed = false;
   s.drain_lock.lock();
+  s.arrive.store(arrive, std::memory_order_relaxed);
   for (int p = 0; p < shared.mpi_size; ++p) {
     if (p == shared.mpi_rank) continue;
     const auto out = s.outbound.find(shared.world_ranks[static_cast<std::size_t>(p)]);
@@ -397,6 +440,7 @@ void node_unregister(const CommShared& shared, NodeArrival arrive) {
   s.drain_lock.lock();
   if (s.rings.load(std::memory_order_relaxed) != 0) drain_locked(arrive);
   s.registry.erase(shared.key);
+  s.steps.erase(shared.key);
   s.last_shared = nullptr;
   s.drain_lock.unlock();
 }
@@ -457,5 +501,58 @@ void node_drain(NodeArrival arrive) {
 }
 
 bool node_spilling() { return state().spilling.load(std::memory_order_relaxed) != 0; }
+
+void node_step_send(const CommShared& shared, int to, int tag, const void* data,
+                    std::size_t bytes) {
+  NodeState& s = state();
+  auto& out = *reinterpret_cast<Outbound*>(shared.node_routes[static_cast<std::size_t>(to)]);
+  const NodeEnvelope e{shared.key, tag, shared.mpi_rank, kStep, 0};
+  const auto length = static_cast<std::uint32_t>(sizeof e + bytes);
+  // Behind the spills, which keep their order; a full ring empties as its
+  // receiver drains, and this process drains meanwhile, so that two
+  // processes filling each other's rings both move on.
+  Backoff backoff;
+  for (;;) {
+    out.lock.lock();
+    void* room = out.spill.empty() ? out.producer.reserve(length) : nullptr;
+    if (room) {
+      std::memcpy(room, &e, sizeof e);
+      if (bytes > 0) std::memcpy(static_cast<std::byte*>(room) + sizeof e, data, bytes);
+      out.producer.publish();
+      out.lock.unlock();
+      return;
+    }
+    out.lock.unlock();
+    node_drain(s.arrive.load(std::memory_order_relaxed));
+    backoff.pause();
+  }
+}
+
+bool node_step_take(const CommShared& shared, int from, int tag, void* data, std::size_t bytes) {
+  NodeState& s = state();
+  if (!s.drain_lock.try_lock()) return false;  // the holder delivers for everyone
+  // One that came before, queued by a drain, is the first; else the drain
+  // puts the first that comes straight into `data`.
+  bool taken = false;
+  const auto queue = s.steps.find(shared.key);
+  if (queue != s.steps.end()) {
+    std::deque<StepMessage>& messages = queue->second;
+    for (auto m = messages.begin(); m != messages.end(); ++m) {
+      if (m->source != from || m->tag != tag) continue;
+      if (bytes > 0) std::memcpy(data, m->data.data(), std::min(bytes, m->data.size()));
+      messages.erase(m);
+      taken = true;
+      break;
+    }
+  }
+  if (!taken) {
+    s.wanted = NodeState::Wanted{shared.key, from, tag, data, bytes};
+    drain_locked(s.arrive.load(std::memory_order_relaxed));
+    taken = s.wanted.source == -1;
+    s.wanted.source = -1;
+  }
+  s.drain_lock.unlock();
+  return taken;
+}
 
 }  // namespace ep::detail

@@ -1,31 +1,36 @@
-// The node transport: moves the inbox messages (p2p/transport_mpi.hpp: a
-// carried message or a notice) between processes of one node through rings
-// in shared memory (base/byte_ring.hpp) instead of MPI, and reports each
-// message that arrives to the engine, which matches it. Bulk data still goes
-// through MPI, on the communicator's bulk channel.
+// The rings between the processes of a node: they move the inbox messages
+// of point-to-point (p2p/transport_mpi.hpp: a carried message or a notice)
+// through shared memory (base/byte_ring.hpp) instead of MPI, and report each
+// message that arrives to the p2p engine, which matches it; bulk data still
+// goes through MPI, on the communicator's bulk channel. They also carry the
+// leaders' steps of small collectives (coll/mpi_step.hpp): messages from one
+// process to another process's step of a communicator, not to an endpoint,
+// which the step takes by source and tag (node_step_send, node_step_take).
 //
 // One ring per ordered pair of processes of a node carries the messages of
 // every communicator: each record names its communicator by its key
 // (CommShared::key, the same in every process), its destination and source
-// endpoints, its tag and its sender's rank in the communicator's MPI
-// communicator. The receiving process finds the communicator in its
-// registry; a message for a communicator it has not finished making waits
-// until it registers. Messages that reached a process before its last
-// endpoint freed the communicator are dropped with it, as MPI_Comm_free drops
-// them; one still on its way then, which a correct program does not leave,
-// is kept until MPI_Finalize.
+// endpoints (or the process's step), its tag and its sender's rank in the
+// communicator's MPI communicator. The receiving process finds the
+// communicator in its registry; a message for a communicator it has not
+// finished making waits until it registers. Messages that reached a process
+// before its last endpoint freed the communicator are dropped with it, as
+// MPI_Comm_free drops them; one still on its way then, which a correct
+// program does not leave, is kept until MPI_Finalize.
 //
 // Order: one producer at a time writes a ring (its lock in the sending
 // process) and one drain at a time takes records off all of a process's
-// rings and hands each to its endpoint before the next, so one sender's
-// messages reach their endpoint in the order they were sent. Receives from a
-// process reached this way are never posted in MPI: the engine matches them.
+// rings and hands each to its endpoint (or its step's queue) before the
+// next, so one sender's messages reach their endpoint in the order they
+// were sent. Receives from a process reached this way are never posted in
+// MPI: the engine matches them.
 //
-// A ring that is full leaves the record in the sender's spill queue, copied,
-// and the send completes (an eager message); the spills go into the ring,
-// in order and before any later record, at the process's next drain or send
-// on it. At MPI_Finalize every process of the node flushes its spills and
-// drains until every process has flushed, then frees the rings.
+// A ring that is full leaves a point-to-point record in the sender's spill
+// queue, copied, and the send completes (an eager message); the spills go
+// into the ring, in order and before any later record, at the process's next
+// drain or send on it. A step message waits for room instead, draining. At
+// MPI_Finalize every process of the node flushes its spills and drains until
+// every process has flushed, then frees the rings.
 #pragma once
 
 #include <cstdint>
@@ -88,5 +93,26 @@ void node_drain(NodeArrival arrive);
 /// Whether records of this process wait in spill queues for room in their
 /// rings: node_drain puts them in.
 bool node_spilling();
+
+/// The largest step message the rings carry; larger ones go through MPI.
+inline constexpr std::size_t kNodeStepLimit = 1024;
+
+/// Whether a step message of `bytes` bytes between this process and the
+/// process `p` of shared's MPI communicator goes through a ring: both ends
+/// decide alike.
+inline bool node_step_routed(const CommShared& shared, int p, std::size_t bytes) {
+  return bytes <= kNodeStepLimit && node_routed(shared, p);
+}
+
+/// Puts a step message of `bytes` bytes (node_step_routed) with `tag` into
+/// the ring to the process `to` of shared's MPI communicator, for that
+/// process's step of the communicator. Waits while the ring is full,
+/// draining this process's rings meanwhile.
+void node_step_send(const CommShared& shared, int to, int tag, const void* data, std::size_t bytes);
+
+/// Takes the first step message from the process `from` with `tag` that
+/// reached this process for `shared` into `data` (`bytes` bytes, as sent),
+/// draining the rings first. Returns whether there was one; never blocks.
+bool node_step_take(const CommShared& shared, int from, int tag, void* data, std::size_t bytes);
 
 }  // namespace ep::detail
