@@ -257,3 +257,19 @@ function(ep_add_mpi_test)
     endif()
   endforeach()
 endfunction()
+
+# ep_node_test_variants(): the tests of the calling directory named
+# NAME.small_rings@LAYOUT run with the smallest rings between the processes
+# of a node (EP_NODE_RING_BYTES=8192), those named NAME.two_nodes@LAYOUT with
+# the processes dealt out onto two pretend nodes (EP_NODE_TEST_NODES=2):
+# libep/src/node/rings.hpp, docs/environment.md. Call it after adding them.
+function(ep_node_test_variants)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(name IN LISTS tests)
+    if(name MATCHES "\\.small_rings@")
+      set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT EP_NODE_RING_BYTES=8192)
+    elseif(name MATCHES "\\.two_nodes@")
+      set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT EP_NODE_TEST_NODES=2)
+    endif()
+  endforeach()
+endfunction()
