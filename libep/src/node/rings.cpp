@@ -238,7 +238,11 @@ void take_record(const std::byte* payload, std::uint32_t length, NodeArrival arr
     arrive(shared->endpoints[dest].get(), message_of(*shared, payload, length));
 }
 
-void drain_locked(NodeArrival arrive) {
+// With `until_wanted`, stops as soon as the wanted step message is taken:
+// the records behind it stay in their rings, in order, for a later drain,
+// rather than be copied into a queue (a Bcast's root runs ahead of the other
+// processes, and its later calls' messages would all go through the queue).
+void drain_locked(NodeArrival arrive, bool until_wanted = false) {
   NodeState& s = state();
   flush_spills();
   for (auto& segment : s.segments) {
@@ -249,6 +253,7 @@ void drain_locked(NodeArrival arrive) {
       while (const void* payload = ring.peek(&length)) {
         take_record(static_cast<const std::byte*>(payload), length, arrive);
         ring.pop();
+        if (until_wanted && s.wanted.source == -1) return;
       }
     }
   }
@@ -547,7 +552,7 @@ bool node_step_take(const CommShared& shared, int from, int tag, void* data, std
   }
   if (!taken) {
     s.wanted = NodeState::Wanted{shared.key, from, tag, data, bytes};
-    drain_locked(s.arrive.load(std::memory_order_relaxed));
+    drain_locked(s.arrive.load(std::memory_order_relaxed), /*until_wanted=*/true);
     taken = s.wanted.source == -1;
     s.wanted.source = -1;
   }
