@@ -178,10 +178,10 @@ void flush_spills() {
   }
 }
 
-// The message of the record `payload` of `length` bytes, for `shared`.
-NodeMessage message_of(const CommShared& shared, const std::byte* payload, std::uint32_t length) {
-  NodeEnvelope e;
-  std::memcpy(&e, payload, sizeof e);
+// The message of the record `payload` of `length` bytes, whose envelope is
+// `e`, for `shared`.
+NodeMessage message_of(const CommShared& shared, const NodeEnvelope& e, const std::byte* payload,
+                       std::uint32_t length) {
   NodeMessage m;
   const auto source_local = static_cast<int>(e.source_kind >> 1);
   m.source = shared.source_rank(shared.map.rank_of(e.source_mpi_rank, source_local));
@@ -204,24 +204,20 @@ NodeMessage message_of(const CommShared& shared, const std::byte* payload, std::
 // yet registered. Called with the drain lock held.
 void take_record(const std::byte* payload, std::uint32_t length, NodeArrival arrive) {
   NodeState& s = state();
-  std::int64_t key = 0;
-  std::int32_t dest_local = 0;
-  std::memcpy(&key, payload + offsetof(NodeEnvelope, key), sizeof key);
-  std::memcpy(&dest_local, payload + offsetof(NodeEnvelope, dest_local), sizeof dest_local);
-  if (dest_local == kStep) {
-    std::int32_t source = 0;
-    std::int32_t tag = 0;
-    std::memcpy(&source, payload + offsetof(NodeEnvelope, source_mpi_rank), sizeof source);
-    std::memcpy(&tag, payload + offsetof(NodeEnvelope, tag), sizeof tag);
-    const std::byte* data = payload + sizeof(NodeEnvelope);
-    const std::size_t bytes = length - sizeof(NodeEnvelope);
+  NodeEnvelope e;
+  std::memcpy(&e, payload, sizeof e);
+  const std::int64_t key = e.key;
+  if (e.dest_local == kStep) {
+    const std::byte* data = payload + sizeof e;
+    const std::size_t bytes = length - sizeof e;
     NodeState::Wanted& w = s.wanted;
-    if (w.source == source && w.tag == tag && w.key == key) {
+    if (w.source == e.source_mpi_rank && w.tag == e.tag && w.key == key) {
       if (w.bytes > 0) std::memcpy(w.data, data, std::min(bytes, w.bytes));
       w.source = -1;  // taken
       return;
     }
-    s.steps[key].push_back(StepMessage{source, tag, std::vector<std::byte>(data, data + bytes)});
+    s.steps[key].push_back(
+        StepMessage{e.source_mpi_rank, e.tag, std::vector<std::byte>(data, data + bytes)});
     return;
   }
   CommShared* shared = s.last_shared;
@@ -233,9 +229,9 @@ void take_record(const std::byte* payload, std::uint32_t length, NodeArrival arr
     }
     shared = s.last_shared = found->second;
   }
-  const auto dest = static_cast<std::size_t>(dest_local);
+  const auto dest = static_cast<std::size_t>(e.dest_local);
   if (dest < shared->endpoints.size())
-    arrive(shared->endpoints[dest].get(), message_of(*shared, payload, length));
+    arrive(shared->endpoints[dest].get(), message_of(*shared, e, payload, length));
 }
 
 // With `until_wanted`, stops as soon as the wanted step message is taken:

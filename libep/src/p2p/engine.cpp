@@ -48,10 +48,6 @@ RequestImpl* take_posted(MatchState& m, int source, int tag) {
   return r;
 }
 
-// Whether the receive `r` may be posted in MPI itself (transport_mpi.hpp):
-// it names one endpoint of another process and a tag, and no receive posted
-// earlier in libep may take a message it would match, since MPI would hand
-// such a message to `r` first. Called with m.lock held.
 // The MPI rank (in the communicator's MPI communicator) of the process that
 // hosts `peer`, a rank `endpoint` addresses.
 int process_of(const Endpoint& endpoint, int peer) {
@@ -59,6 +55,8 @@ int process_of(const Endpoint& endpoint, int peer) {
   return shared.map.at(shared.peer_to_union(endpoint, peer)).mpi_rank;
 }
 
+// Whether the receive `r` names one endpoint of another process and a tag,
+// and that process's messages come through MPI rather than a ring.
 bool names_remote_envelope(const RequestImpl& r) {
   if (r.tag == MPI_ANY_TAG || r.peer == MPI_ANY_SOURCE) return false;
   const CommShared& shared = *r.endpoint->shared;
@@ -75,6 +73,10 @@ bool from_ring(const Endpoint& endpoint, int source) {
   return node_routed(*endpoint.shared, process_of(endpoint, source));
 }
 
+// Whether the receive `r` may be posted in MPI itself (transport_mpi.hpp):
+// it names one endpoint of another process and a tag, and no receive posted
+// earlier in libep may take a message it would match, since MPI would hand
+// such a message to `r` first. Called with m.lock held.
 bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
   if (!names_remote_envelope(r)) return false;
   if (m.posted_count.load(std::memory_order_relaxed) == 0) return true;
