@@ -2,9 +2,11 @@
 // unexpected messages, without MPI processes.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "base/intrusive_fifo.hpp"
+#include "object/posted_queue.hpp"
 #include "p2p/engine.hpp"
 
 namespace ep::detail {
@@ -60,6 +62,81 @@ TEST(IntrusiveFifo, RemoveAtHeadMiddleAndTailKeepsTheQueueUsable) {
   std::vector<int> order;
   while (Item* i = q.pop_front()) order.push_back(i->seq);
   EXPECT_EQ(order, (std::vector<int>{1, 3, 9}));
+}
+
+// Receives of `count` MPI_BYTEs from `peer` with `tag`; the blocking ones
+// accept inline data for good (engine.cpp, start_recv).
+struct Receives {
+  std::vector<std::unique_ptr<RequestImpl>> all;
+  RequestImpl* add(int peer, int tag, int count, bool blocking) {
+    auto r = std::make_unique<RequestImpl>();
+    r->kind = RequestImpl::Kind::recv;
+    r->peer = peer;
+    r->tag = tag;
+    r->count = count;
+    r->layout = TypeLayout{1, 1, 0, 1};
+    r->inline_data_state =
+        blocking ? RequestImpl::Inline::accepted_for_good : RequestImpl::Inline::accepted;
+    all.push_back(std::move(r));
+    return all.back().get();
+  }
+};
+
+TEST(PostedQueue, MatchesInPostingOrderAcrossTheSlotAndTheList) {
+  Receives rs;
+  PostedQueue q;
+  RequestImpl* any = rs.add(MPI_ANY_SOURCE, 5, 8, true);  // into the slot
+  RequestImpl* from1 = rs.add(1, 5, 8, false);
+  RequestImpl* from2 = rs.add(2, MPI_ANY_TAG, 8, false);
+  for (RequestImpl* r : {any, from1, from2}) q.push_back(r);
+  EXPECT_EQ(q.size(), 3);
+  // From 2 with tag 7: the slot's receive wants tag 5; the list's second.
+  EXPECT_EQ(q.take(2, 7).request, from2);
+  // From 1 with tag 5: the slot's wildcard was posted before from1.
+  EXPECT_EQ(q.take(1, 5).request, any);
+  // The slot is empty but the list is not: a new receive queues behind it.
+  RequestImpl* late = rs.add(1, 5, 8, true);
+  q.push_back(late);
+  EXPECT_EQ(q.take(1, 5).request, from1);
+  EXPECT_EQ(q.take(1, 5).request, late);
+  EXPECT_EQ(q.take(1, 5).request, nullptr);
+  EXPECT_EQ(q.size(), 0);
+}
+
+TEST(PostedQueue, RemovesFromEitherPlaceAndFindsWithoutTaking) {
+  Receives rs;
+  PostedQueue q;
+  RequestImpl* a = rs.add(0, 1, 8, true);
+  RequestImpl* b = rs.add(0, 1, 8, true);
+  q.push_back(a);
+  q.push_back(b);
+  const auto from0 = [](const RequestImpl& r) { return matches(r.peer, r.tag, 0, 1); };
+  EXPECT_EQ(q.find_first(from0), a);
+  EXPECT_TRUE(q.remove(a));  // the slot
+  EXPECT_FALSE(q.remove(a));
+  EXPECT_EQ(q.find_first(from0), b);
+  EXPECT_TRUE(q.remove(b));  // the list
+  EXPECT_EQ(q.size(), 0);
+  // Empty again: the next receive takes the slot.
+  q.push_back(a);
+  EXPECT_EQ(q.take(0, 1).request, a);
+}
+
+TEST(PostedQueue, InlineRoomOnlyForBlockingContiguousReceives) {
+  Receives rs;
+  PostedQueue q;
+  q.push_back(rs.add(0, 0, 8, true));   // slot
+  q.push_back(rs.add(0, 0, 4, true));   // list: computed when taken
+  q.push_back(rs.add(0, 0, 8, false));  // non-blocking: may refuse
+  q.push_back(rs.add(0, 0, 100, true));
+  EXPECT_EQ(q.take(0, 0).inline_room, 8);
+  EXPECT_EQ(q.take(0, 0).inline_room, 4);
+  EXPECT_EQ(q.take(0, 0).inline_room, -1);
+  EXPECT_EQ(q.take(0, 0).inline_room, RequestImpl::kInlineBytes);
+  RequestImpl* strided = rs.add(0, 0, 2, true);
+  strided->layout = TypeLayout{4, 8, 0, 4};  // extent 8, size 4: gaps between elements
+  q.push_back(strided);
+  EXPECT_EQ(q.take(0, 0).inline_room, -1);
 }
 
 }  // namespace

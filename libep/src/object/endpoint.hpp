@@ -24,6 +24,7 @@
 #include "base/spinlock.hpp"
 #include "ep/types.hpp"
 #include "object/handle_pool.hpp"
+#include "object/posted_queue.hpp"
 #include "object/request.hpp"
 #include "ranks/inter_map.hpp"
 #include "ranks/rank_map.hpp"
@@ -59,12 +60,12 @@ struct alignas(64) Lane {
 /// and the endpoint's read-mostly fields must not bounce along with it.
 struct alignas(64) MatchState {
   SpinLock lock;
-  IntrusiveFifo<RequestImpl> posted;
+  PostedQueue posted;
   IntrusiveFifo<Incoming> unexpected;
-  // Length of `posted`, changed under the lock; the owner reads it without
-  // the lock to decide whether waiting must also pull messages off MPI.
-  std::atomic<int> posted_count{0};
 };
+// One line: an intra-process sender finds the receive it matches in the
+// line of the lock it took (object/posted_queue.hpp).
+static_assert(sizeof(MatchState) == 64);
 
 /// One endpoint; it lives in the endpoint pool (object/handle_pool.hpp),
 /// whose slot gives it its handle (handle_of). Comm_free retires the handle

@@ -42,10 +42,7 @@ bool may_match_remote(const Endpoint* endpoint, int source) {
 // Unlinks the first posted receive of `m` that a message from `source` with
 // `tag` matches. Called with m.lock held.
 RequestImpl* take_posted(MatchState& m, int source, int tag) {
-  RequestImpl* r = m.posted.take_first(
-      [source, tag](const RequestImpl& p) { return matches(p.peer, p.tag, source, tag); });
-  if (r) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
-  return r;
+  return m.posted.take(source, tag).request;
 }
 
 // The MPI rank (in the communicator's MPI communicator) of the process that
@@ -79,7 +76,7 @@ bool from_ring(const Endpoint& endpoint, int source) {
 // such a message to `r` first. Called with m.lock held.
 bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
   if (!names_remote_envelope(r)) return false;
-  if (m.posted_count.load(std::memory_order_relaxed) == 0) return true;
+  if (m.posted.size() == 0) return true;
   return m.posted.find_first([&r](const RequestImpl& p) {
     return matches(p.peer, p.tag, r.peer, r.tag);
   }) == nullptr;
@@ -99,7 +96,6 @@ Incoming* take_unexpected(Endpoint* endpoint, Pred&& pred) {
 void post(MatchState& m, RequestImpl* r) {
   r->state.store(RequestImpl::State::posted, std::memory_order_relaxed);
   m.posted.push_back(r);
-  m.posted_count.fetch_add(1, std::memory_order_relaxed);
 }
 
 // Unlinks the receive `r` from the posted queue if it is still there.
@@ -107,7 +103,6 @@ bool unpost(RequestImpl* r) {
   MatchState& m = r->endpoint->match;
   m.lock.lock();
   const bool removed = m.posted.remove(r);
-  if (removed) m.posted_count.fetch_sub(1, std::memory_order_relaxed);
   m.lock.unlock();
   return removed;
 }
@@ -120,11 +115,10 @@ int send_local(RequestImpl* s) {
   const int source = self->rank;  // what the receiver reports, also across an inter-communicator
   MatchState& m = destination->match;
   m.lock.lock();
-  RequestImpl* r = take_posted(m, source, s->tag);
-  if (r) {
+  const PostedReceive posted = m.posted.take(source, s->tag);
+  if (RequestImpl* r = posted.request) {
     m.lock.unlock();
-    r->set_matched(source, s->tag, std::int64_t{s->count} * s->layout.size);
-    intra_copy(s, r);
+    intra_copy(s, r, source, posted.inline_room);
     return MPI_SUCCESS;
   }
   m.unexpected.push_back(intra_hold(s, source, destination == self));
@@ -394,7 +388,7 @@ int start_recv(RequestImpl* r, bool blocking) {
   // channel's other endpoints, if it shares the channel.
   const bool named = names_remote_envelope(*r);
   if (named && endpoint->remote_unexpected.load(std::memory_order_relaxed) == 0 &&
-      m.posted_count.load(std::memory_order_relaxed) == 0) {
+      m.posted.size() == 0) {
     if (!endpoint->lane) return mpi_post_receive(r);
     int rc = MPI_SUCCESS;
     if (post_beside_drains(endpoint, r, &rc)) return rc;
@@ -555,8 +549,7 @@ void wait_request(RequestImpl* r) {
 // and moves its receives posted in MPI on. A failure is left to those
 // receives: test_request meets it again and fails them.
 void progress(Endpoint* endpoint) {
-  if (endpoint->match.posted_count.load(std::memory_order_relaxed) > 0 &&
-      endpoint->shared->mpi_size > 1) {
+  if (endpoint->match.posted.size() > 0 && endpoint->shared->mpi_size > 1) {
     (void)drain_remote(endpoint, nullptr, Drain::if_free);
   } else if (node_spilling()) {
     // Records of this process wait for room in a ring: move them on.

@@ -14,15 +14,10 @@
 #pragma once
 
 #include "object/endpoint.hpp"
+#include "object/posted_queue.hpp"
 #include "object/request.hpp"
 
 namespace ep::detail {
-
-/// A message matches a receive if source and tag agree or are wildcards.
-inline bool matches(int want_source, int want_tag, int source, int tag) {
-  return (want_source == MPI_ANY_SOURCE || want_source == source) &&
-         (want_tag == MPI_ANY_TAG || want_tag == tag);
-}
 
 /// Status of a receive from MPI_PROC_NULL, and of null or inactive requests.
 Status proc_null_status();

@@ -29,10 +29,21 @@ bool take_inline_way(RequestImpl* r) {
 
 }  // namespace
 
-void intra_copy(RequestImpl* s, RequestImpl* r) {
+void intra_copy(RequestImpl* s, RequestImpl* r, int source, int inline_room) {
   const ConstTyped from = send_data(*s);
-  const Typed to = receive_target(*r);
   const std::int64_t bytes = from.bytes();
+  if (bytes <= inline_room && from.layout.contiguous(from.count)) {
+    // The queue vouched for r: a blocking receive into a contiguous buffer
+    // with room for the message. Only written, in the line it waits on.
+    r->status = Status{source, s->tag, MPI_SUCCESS, bytes, 0};
+    r->inline_data_state.store(RequestImpl::Inline::held, std::memory_order_relaxed);
+    pack(from, r->inline_data);
+    r->state.store(RequestImpl::State::complete, std::memory_order_release);
+    s->state.store(RequestImpl::State::complete, std::memory_order_relaxed);
+    return;
+  }
+  r->set_matched(source, s->tag, bytes);
+  const Typed to = receive_target(*r);
   if (bytes <= RequestImpl::kInlineBytes && bytes <= to.bytes() &&
       from.layout.contiguous(from.count) && to.layout.contiguous(to.count) && take_inline_way(r)) {
     // Into the line the receiver waits on; it moves the bytes itself.

@@ -14,9 +14,11 @@
 
 namespace ep::detail {
 
-/// Copies the send `s` into the receive `r` it matched (the engine has set
-/// r's status) and completes both.
-void intra_copy(RequestImpl* s, RequestImpl* r);
+/// Copies the send `s` of endpoint rank `source` into the receive `r` it
+/// matched, sets r's status and completes both. `inline_room`: what the
+/// posted queue said of r (PostedReceive): a message that fits is written
+/// into r without reading r first.
+void intra_copy(RequestImpl* s, RequestImpl* r, int source, int inline_room);
 
 /// The unexpected-queue entry of the send `s`, which no posted receive
 /// matched, as the receiver will see it: from endpoint rank `source`, with
