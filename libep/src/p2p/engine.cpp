@@ -63,6 +63,20 @@ bool names_remote_envelope(const RequestImpl& r) {
   return process != shared.mpi_rank && !node_routed(shared, process);
 }
 
+// Where the messages a receive from `source` (a rank of `endpoint`, or
+// MPI_ANY_SOURCE) may match come from: only from this process (`here`), a
+// process whose messages come through a ring (node/rings.hpp), one whose
+// messages come through MPI, or any of them (a wildcard).
+enum class From { here, ring, mpi, anywhere };
+
+From route_from(const Endpoint& endpoint, int source) {
+  const CommShared& shared = *endpoint.shared;
+  if (source == MPI_ANY_SOURCE) return shared.mpi_size == 1 ? From::here : From::anywhere;
+  const int process = process_of(endpoint, source);
+  if (process == shared.mpi_rank) return From::here;
+  return node_routed(shared, process) ? From::ring : From::mpi;
+}
+
 // Whether messages from `source` (not a wildcard) reach `endpoint` through
 // a ring (node/rings.hpp).
 bool from_ring(const Endpoint& endpoint, int source) {
@@ -381,12 +395,25 @@ int start_recv(RequestImpl* r, bool blocking) {
   }
   r->status = empty_status();
   MatchState& m = endpoint->match;
+  const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
+  const From from = route_from(*endpoint, r->peer);
+  if (from == From::here || from == From::ring) {
+    // Only libep matches these messages, in the order they reach it: what
+    // is still in a ring follows what the queue holds, so nothing needs
+    // taking first.
+    m.lock.lock();
+    Incoming* message = take_unexpected(endpoint, pred);
+    if (!message) post(m, r);
+    m.lock.unlock();
+    if (message) deliver(message, r, blocking);
+    return MPI_SUCCESS;
+  }
   // The common case takes no lock: with no message of another process in
   // the unexpected queue (no other message can match) and no receive posted
   // in libep (only this thread posts), a receive that names a source in
   // another process and a tag goes to MPI; beside the drains of its
   // channel's other endpoints, if it shares the channel.
-  const bool named = names_remote_envelope(*r);
+  const bool named = from == From::mpi && r->tag != MPI_ANY_TAG;
   if (named && endpoint->remote_unexpected.load(std::memory_order_relaxed) == 0 &&
       m.posted.size() == 0) {
     if (!endpoint->lane) return mpi_post_receive(r);
@@ -397,29 +424,18 @@ int start_recv(RequestImpl* r, bool blocking) {
   // lock, if it has one: then no drain is between taking a message for
   // this endpoint off MPI and queueing it here.
   LaneGuard lane(named ? endpoint->lane : nullptr);
-  const auto pred = [r](const Incoming& e) { return matches(r->peer, r->tag, e.source, e.tag); };
   // Messages libep already took off MPI arrived before those still inside
   // it, so they are matched first.
-  const bool remote = may_match_remote(endpoint, r->peer);
   m.lock.lock();
   Incoming* message = take_unexpected(endpoint, pred);
-  if (!message && !remote) {
-    post(m, r);
-    m.lock.unlock();
-    return MPI_SUCCESS;
-  }
   const bool in_mpi = !message && may_post_in_mpi(m, *r);
   m.lock.unlock();
   if (in_mpi) return mpi_post_receive(r);
   lane.unlock();
   if (!message) {
     // Messages still in MPI arrived before this receive was posted, so they
-    // must be matched (in order) before it joins the posted queue. Records
-    // still in a ring need not be: no receive of theirs is posted in MPI,
-    // and libep matches them, in order, against the posted queue.
-    const int rc = from_ring(*endpoint, r->peer)
-                       ? MPI_SUCCESS
-                       : drain_remote(endpoint, nullptr, Drain::always, r->peer);
+    // must be matched (in order) before it joins the posted queue.
+    const int rc = drain_remote(endpoint, nullptr, Drain::always, r->peer);
     if (rc != MPI_SUCCESS) return rc;
     m.lock.lock();
     // The drain, or an intra-process sender, may have queued a match.
