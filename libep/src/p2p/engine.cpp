@@ -31,14 +31,6 @@ Status status_of(const Incoming& message) {
 
 namespace {
 
-// Whether a receive or probe for `source` on `endpoint` may be satisfied by
-// a message from another process (and so must look at MPI).
-bool may_match_remote(const Endpoint* endpoint, int source) {
-  const CommShared& shared = *endpoint->shared;
-  if (shared.mpi_size == 1) return false;
-  return source == MPI_ANY_SOURCE || !shared.is_local(shared.peer_to_union(*endpoint, source));
-}
-
 // Unlinks the first posted receive of `m` that a message from `source` with
 // `tag` matches. Called with m.lock held.
 RequestImpl* take_posted(MatchState& m, int source, int tag) {
@@ -52,44 +44,28 @@ int process_of(const Endpoint& endpoint, int peer) {
   return shared.map.at(shared.peer_to_union(endpoint, peer)).mpi_rank;
 }
 
-// Whether the receive `r` names one endpoint of another process and a tag,
-// and that process's messages come through MPI rather than a ring.
-bool names_remote_envelope(const RequestImpl& r) {
-  if (r.tag == MPI_ANY_TAG || r.peer == MPI_ANY_SOURCE) return false;
-  const CommShared& shared = *r.endpoint->shared;
-  if (shared.mpi_size == 1) return false;
-  const int process = process_of(*r.endpoint, r.peer);
-  // Messages that come through a ring are matched here, never in MPI.
-  return process != shared.mpi_rank && !node_routed(shared, process);
-}
-
-// Where the messages a receive from `source` (a rank of `endpoint`, or
-// MPI_ANY_SOURCE) may match come from: only from this process (`here`), a
-// process whose messages come through a ring (node/rings.hpp), one whose
-// messages come through MPI, or any of them (a wildcard).
+// Where the messages a receive or probe for `source` (a rank of
+// `endpoint`, or MPI_ANY_SOURCE) may match come from: only from this process
+// (`here`), a process whose messages come through a ring (node/rings.hpp),
+// one whose messages come through MPI, or any of them (a wildcard). All but
+// `here` make the caller look beyond the process.
 enum class From { here, ring, mpi, anywhere };
 
 From route_from(const Endpoint& endpoint, int source) {
   const CommShared& shared = *endpoint.shared;
-  if (source == MPI_ANY_SOURCE) return shared.mpi_size == 1 ? From::here : From::anywhere;
+  if (shared.mpi_size == 1) return From::here;
+  if (source == MPI_ANY_SOURCE) return From::anywhere;
   const int process = process_of(endpoint, source);
   if (process == shared.mpi_rank) return From::here;
   return node_routed(shared, process) ? From::ring : From::mpi;
 }
 
-// Whether messages from `source` (not a wildcard) reach `endpoint` through
-// a ring (node/rings.hpp).
-bool from_ring(const Endpoint& endpoint, int source) {
-  if (source == MPI_ANY_SOURCE || endpoint.shared->node_routes.empty()) return false;
-  return node_routed(*endpoint.shared, process_of(endpoint, source));
-}
-
-// Whether the receive `r` may be posted in MPI itself (transport_mpi.hpp):
-// it names one endpoint of another process and a tag, and no receive posted
-// earlier in libep may take a message it would match, since MPI would hand
-// such a message to `r` first. Called with m.lock held.
+// Whether the receive `r`, which names one endpoint of a process whose
+// messages come through MPI and a tag, may be posted in MPI itself
+// (transport_mpi.hpp): no receive posted earlier in libep may take a message
+// it would match, since MPI would hand such a message to `r` first. Called
+// with m.lock held.
 bool may_post_in_mpi(const MatchState& m, const RequestImpl& r) {
-  if (!names_remote_envelope(r)) return false;
   if (m.posted.size() == 0) return true;
   return m.posted.find_first([&r](const RequestImpl& p) {
     return matches(p.peer, p.tag, r.peer, r.tag);
@@ -302,7 +278,7 @@ int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
   // A named source comes through a ring or through MPI; a wildcard may
   // come through either.
   const bool any = source == MPI_ANY_SOURCE;
-  const bool ring = !any && from_ring(*endpoint, source);
+  const bool ring = !any && route_from(*endpoint, source) == From::ring;
   const bool through_node = !endpoint->shared->node_routes.empty() && (any || ring);
   const bool through_mpi = any ? endpoint->shared->mpi_routed : !ring;
   if (through_node) {
@@ -428,7 +404,7 @@ int start_recv(RequestImpl* r, bool blocking) {
   // it, so they are matched first.
   m.lock.lock();
   Incoming* message = take_unexpected(endpoint, pred);
-  const bool in_mpi = !message && may_post_in_mpi(m, *r);
+  const bool in_mpi = !message && named && may_post_in_mpi(m, *r);
   m.lock.unlock();
   if (in_mpi) return mpi_post_receive(r);
   lane.unlock();
@@ -464,7 +440,7 @@ int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) 
   // until a freed receive's data is there).
   if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
   if (!endpoint->orphans.empty()) reap_orphans(endpoint, /*progressed=*/true);
-  if (may_match_remote(endpoint, source)) {
+  if (route_from(*endpoint, source) != From::here) {
     const int rc = drain_remote(endpoint, nullptr, Drain::always, source);
     if (rc != MPI_SUCCESS) return rc;
   }
@@ -508,7 +484,7 @@ bool test_request(RequestImpl* r, bool progressed) {
       if (r->kind == RequestImpl::Kind::coll) return r->deferred->poll(*r);
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
-      if (r->kind == RequestImpl::Kind::recv && may_match_remote(r->endpoint, r->peer)) {
+      if (r->kind == RequestImpl::Kind::recv && route_from(*r->endpoint, r->peer) != From::here) {
         const int rc = drain_remote(r->endpoint, r, Drain::if_free, r->peer);
         if (rc != MPI_SUCCESS && unpost(r)) {
           // MPI cannot say whether a message for it arrived: it fails.
