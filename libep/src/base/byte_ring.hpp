@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/prefetch.hpp"
+
 namespace ep::detail {
 
 /// The shared part of a ring: its consumer's published cursor, then
@@ -99,10 +101,10 @@ class RingProducer {
     pending_->stamp.store(position_ + 1, std::memory_order_release);
     position_ += ring_span(pending_->length);
     pending_ = nullptr;
-    // Ask for the lines of the next records now: the consumer read them a
-    // lap ago, and a write that waits for one holds every later store of
-    // this thread behind it.
-    __builtin_prefetch(records_ + ((position_ + kAhead) & (capacity_ - 1)), 1);
+    // Ask for the lines of the next records now, to write: the consumer
+    // read them a lap ago, and a write that waits for one holds every later
+    // store of this thread behind it (base/prefetch.hpp).
+    prefetch_for_write(records_ + ((position_ + kAhead) & (capacity_ - 1)));
   }
 
   /// Whether every published record has been consumed (reads the shared

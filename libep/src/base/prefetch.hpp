@@ -1,0 +1,44 @@
+// Asking for a cache line before writing it.
+//
+// GCC compiles __builtin_prefetch(p, 1) on x86-64 into a read prefetch
+// (prefetcht0) unless the whole build targets PRFCHW (-mprfchw, -march of a
+// CPU that has it): the line then arrives shared with the core that last
+// read it, and the store still has to take it over when it commits. Stores
+// commit in order, so that one wait holds every later store of the thread
+// behind it. PREFETCHW takes the line over ahead of the store.
+//
+// Measured on the rings between processes (base/byte_ring.hpp): the 8-byte
+// message rate of one pair, both processes bound to cores, fell to about
+// half (3.9-4.3 million messages/s against 7.4-8.3) in the periods when a
+// cache line took 400-550 ns instead of 130 ns to go from one core to the
+// other and back (a two-thread ping-pong beside each run), in 5 of 10
+// alternated runs; with PREFETCHW in none (7.4-8.6).
+#pragma once
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+namespace ep::detail {
+
+#if defined(__x86_64__) || defined(__i386__)
+/// Whether the CPU has PREFETCHW (CPUID 0x80000001, ECX bit 8).
+inline const bool cpu_has_prefetchw = [] {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(0x80000001u, &a, &b, &c, &d) != 0 && (c & bit_PRFCHW) != 0;
+}();
+#endif
+
+/// Asks for the cache line holding `p` in a state this core may write.
+/// A hint: it never faults and changes no data.
+inline void prefetch_for_write(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (cpu_has_prefetchw) {
+    asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+    return;
+  }
+#endif
+  __builtin_prefetch(p, 1);  // PRFM PST... on AArch64
+}
+
+}  // namespace ep::detail
