@@ -10,11 +10,10 @@
 // Measured on the rings between processes (base/byte_ring.hpp), the 8-byte
 // message rate of one pair with both processes bound to cores, 26 rounds
 // alternating the two builds and plain Open MPI: with the read prefetch,
-// 3.9-5.3 million messages/s in 8 rounds (7.5-10.8 in the others), mostly
-// when a two-thread ping-pong of one cache line run beside them took
-// 380-550 ns a round trip instead of 130; with PREFETCHW 7.4-12.7 in 25
-// rounds and 5.6 in one. Median of the rounds' ratios to plain MPI: 0.90
-// before, 1.14 after.
+// 3.9-5.3 million messages/s in 8 rounds (7.5-10.8 in the others), the
+// sender's samples then piling up on the stores that reinitialise a request
+// (8-34% against 3-6%); with PREFETCHW 7.4-12.7 in 25 rounds and 5.6 in
+// one. Median of the rounds' ratios to plain MPI: 0.90 before, 1.14 after.
 #pragma once
 
 #if defined(__x86_64__) || defined(__i386__)
