@@ -273,12 +273,13 @@ class DrainGuard {
 // another drain holds a message it took leaves that message to that drain,
 // which hands it over before it lets go of the lane: it still arrives in
 // order, as when this drain waited for the lane.
+// `from` is where the awaited messages come from (route_from of their
+// source, which the caller has looked up already): a named source comes
+// through a ring or through MPI; a wildcard may come through either.
 int drain_remote(Endpoint* endpoint, const RequestImpl* awaited = nullptr,
-                 Drain when = Drain::always, int source = MPI_ANY_SOURCE) {
-  // A named source comes through a ring or through MPI; a wildcard may
-  // come through either.
-  const bool any = source == MPI_ANY_SOURCE;
-  const bool ring = !any && route_from(*endpoint, source) == From::ring;
+                 Drain when = Drain::always, From from = From::anywhere) {
+  const bool any = from == From::anywhere;
+  const bool ring = from == From::ring;
   const bool through_node = !endpoint->shared->node_routes.empty() && (any || ring);
   const bool through_mpi = any ? endpoint->shared->mpi_routed : !ring;
   if (through_node) {
@@ -411,7 +412,7 @@ int start_recv(RequestImpl* r, bool blocking) {
   if (!message) {
     // Messages still in MPI arrived before this receive was posted, so they
     // must be matched (in order) before it joins the posted queue.
-    const int rc = drain_remote(endpoint, nullptr, Drain::always, r->peer);
+    const int rc = drain_remote(endpoint, nullptr, Drain::always, from);
     if (rc != MPI_SUCCESS) return rc;
     m.lock.lock();
     // The drain, or an intra-process sender, may have queued a match.
@@ -440,8 +441,8 @@ int probe(Endpoint* endpoint, int source, int tag, bool take, Incoming** found) 
   // until a freed receive's data is there).
   if (!endpoint->inbox_heads.empty()) mpi_progress(endpoint);
   if (!endpoint->orphans.empty()) reap_orphans(endpoint, /*progressed=*/true);
-  if (route_from(*endpoint, source) != From::here) {
-    const int rc = drain_remote(endpoint, nullptr, Drain::always, source);
+  if (const From from = route_from(*endpoint, source); from != From::here) {
+    const int rc = drain_remote(endpoint, nullptr, Drain::always, from);
     if (rc != MPI_SUCCESS) return rc;
   }
   MatchState& m = endpoint->match;
@@ -484,8 +485,10 @@ bool test_request(RequestImpl* r, bool progressed) {
       if (r->kind == RequestImpl::Kind::coll) return r->deferred->poll(*r);
       // A posted send waits for an intra-process receiver to copy it; a
       // posted receive may be matched by a message still inside MPI.
-      if (r->kind == RequestImpl::Kind::recv && route_from(*r->endpoint, r->peer) != From::here) {
-        const int rc = drain_remote(r->endpoint, r, Drain::if_free, r->peer);
+      const From from =
+          r->kind == RequestImpl::Kind::recv ? route_from(*r->endpoint, r->peer) : From::here;
+      if (from != From::here) {
+        const int rc = drain_remote(r->endpoint, r, Drain::if_free, from);
         if (rc != MPI_SUCCESS && unpost(r)) {
           // MPI cannot say whether a message for it arrived: it fails.
           r->status.MPI_ERROR = error_class_of(rc);
