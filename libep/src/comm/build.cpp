@@ -15,6 +15,7 @@
 #include "coll/mpi_step.hpp"
 #include "coll/nonblocking.hpp"
 #include "comm/inspect.hpp"
+#include "comm/turn.hpp"
 #include "object/error.hpp"
 #include "p2p/engine.hpp"
 #include "team/local_team.hpp"
@@ -77,6 +78,9 @@ int make_channels(CommShared& shared, const ChannelSource& source, std::string* 
   for (std::size_t c = 0; c < channels; ++c) {
     for (MPI_Comm* channel : {&shared.inbox[c], &shared.bulk[c]}) {
       const char* call = source.group == MPI_GROUP_NULL ? "MPI_Comm_idup" : "MPI_Comm_create_group";
+      // The caller's turn, when it holds one already (comm/turn.hpp).
+      std::optional<CreationTurn> turn;
+      if (source.group != MPI_GROUP_NULL) turn.emplace();
       int rc = source.group == MPI_GROUP_NULL
                    ? dup_polled(source.from, channel)
                    : MPI_Comm_create_group(source.from, source.group, source.tag, channel);

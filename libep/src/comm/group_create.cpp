@@ -22,6 +22,7 @@
 
 #include "comm/build.hpp"
 #include "comm/split.hpp"
+#include "comm/turn.hpp"
 #include "ep/group.hpp"
 #include "object/endpoint.hpp"
 #include "object/error.hpp"
@@ -102,6 +103,7 @@ int make_over_processes(const CommShared& shared, const detail::SplitGroup& grou
     rc = MPI_Group_incl(world, static_cast<int>(worlds.size()), worlds.data(), &members);
   MPI_Comm mpi = MPI_COMM_NULL;
   const int mpi_tag = creation_tag(identities, tag);
+  const detail::CreationTurn turn;  // for the communicator and its channels (comm/turn.hpp)
   if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, mpi_tag, &mpi);
   if (rc != MPI_SUCCESS) {
     *why = "MPI_Comm_create_group over the group's processes failed";

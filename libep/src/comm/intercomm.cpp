@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -26,6 +27,7 @@
 #include "base/backoff.hpp"
 #include "coll/mpi_step.hpp"
 #include "comm/build.hpp"
+#include "comm/turn.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
 #include "p2p/internal.hpp"
@@ -214,6 +216,10 @@ int make_intercomm(const detail::InterLayout& layout, int tag,
   MPI_Group members = MPI_GROUP_NULL;
   MPI_Comm carrier = MPI_COMM_NULL;
   int rc = carrier_group(layout, &members);
+  // For the carrier and its channels (comm/turn.hpp); a pooled set makes
+  // nothing.
+  std::optional<detail::CreationTurn> turn;
+  if (!agreed.pooled) turn.emplace();
   if (rc == MPI_SUCCESS && !agreed.pooled) {
     rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, &carrier);
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "coll/mpi_step.hpp"
 #include "comm/attributes.hpp"
 #include "comm/build.hpp"
+#include "comm/turn.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
 #include "ranks/inter_map.hpp"
@@ -244,6 +246,7 @@ struct Release {
 };
 
 void split_as_leader(const CommShared& shared, Outcome& outcome) {
+  const detail::CreationIntent intent(shared.key);  // comm/turn.hpp
   const detail::PoolOffer offer = detail::reserve_offer(shared.mpi_comm);
   const Release release{offer};
   Gathered gathered;
@@ -258,8 +261,12 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     return std::binary_search(group.processes.begin(), group.processes.end(), shared.mpi_rank);
   };
   const bool one_whole = all_groups.size() == 1 && spans_all(shared, all_groups.front());
+  // The process's turn for the blocking creations below, once the first
+  // is due, until the last group's channels are made (comm/turn.hpp).
+  std::optional<detail::CreationTurn> turn;
   MPI_Comm split = MPI_COMM_NULL;
   if (one_split && !all_pooled && !one_whole) {
+    turn.emplace(shared.key);
     int color = MPI_UNDEFINED;
     for (std::size_t i = 0; i < all_groups.size(); ++i) {
       if (hosts(all_groups[i]) && plans[i].pooled < 0) color = all_groups[i].color;
@@ -293,6 +300,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
       call = "MPI_Comm_idup";
       outcome.rc = detail::dup_polled(shared.mpi_comm, &mpi);
     } else if (outcome.rc == MPI_SUCCESS && !agreed.pooled && !one_split) {
+      if (!turn) turn.emplace(shared.key);
       call = "MPI_Comm_create_group";
       outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, &mpi);
     }
@@ -382,6 +390,7 @@ void build_part(const CommShared& shared, const InterPart& part, const Gathered&
   MPI_Group members = MPI_GROUP_NULL;
   MPI_Comm carrier = MPI_COMM_NULL;
   outcome.rc = group_of(shared, as_group, &members);
+  const detail::CreationTurn turn;  // for the carrier and its channels (comm/turn.hpp)
   if (outcome.rc == MPI_SUCCESS) {
     outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, part.color, &carrier);
   }

@@ -1,0 +1,70 @@
+// One blocking communicator creation at a time per process.
+//
+// MPI 3.1 has no non-blocking way to make a communicator over some of a
+// communicator's processes: MPI_Comm_split, MPI_Comm_create and
+// MPI_Comm_create_group block. Open MPI 4.1 advances one creation of a
+// process at a time (design.md, "MPI defects worked around"), and when
+// several threads of a process wait in such calls at once and busy threads
+// outnumber the cores, their waits hand over to each other slowly: three
+// processes whose two threads each split their own duplicate of
+// MPI_COMM_WORLD into groups of some processes and make two more
+// communicators over each group with MPI_Comm_create_group, all at once,
+// took 4.3-28 ms per round; the same with a process-wide mutex around each
+// thread's three calls, 0.7-1.1 ms in most rounds (2 cores, 16 rounds each).
+//
+// A mutex alone can deadlock: process 0 may take it for sibling A while
+// process 1 takes it for sibling B, and each then waits in a creation for
+// the other process, whose thread for that creation waits for the mutex. So
+// a thread waits for its process's turn only for a while (kTurnWait) and
+// then makes its calls anyway, as it did before there was a turn: what the
+// turn adds is at worst that wait; it cannot hang a creation that would
+// complete without it. With the wait, 2-4 of 16 rounds of the program above
+// stayed at 6-31 ms (the orders crossed), the others at 0.7-1.4 ms.
+//
+// Taken by the thread that makes the calls (a leader) before its first
+// blocking creation of one libep creation, and held until its last, so
+// that a communicator and its channels are made in one turn. A thread that
+// holds the turn may take it again (nested CreationTurns are free).
+// MPI_Comm_idup (dup_polled) needs no turn: polled, several at once in a
+// process complete together.
+//
+// Orders cross less when every process gives the turn to its sibling
+// creations in one order. A split announces itself on entry with its
+// parent's key (CommShared::key, the same in every process), before its
+// exchange of colors, and its turn waits, within the same bound, while a
+// split with a lower key is announced in the process and not done.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace ep::detail {
+
+/// A creation of this process under way, from its entry to its end, with
+/// the key that orders it among its siblings.
+class CreationIntent {
+ public:
+  explicit CreationIntent(std::int64_t key);
+  ~CreationIntent();
+  CreationIntent(const CreationIntent&) = delete;
+  CreationIntent& operator=(const CreationIntent&) = delete;
+
+ private:
+  std::int64_t key_;
+};
+
+class CreationTurn {
+ public:
+  /// Waits for the process's turn, at most kTurnWait, polling with
+  /// back-off; then goes on whether or not it got it. With a `key`, the
+  /// turn also waits while an intent with a lower key is announced.
+  explicit CreationTurn(std::int64_t key = std::numeric_limits<std::int64_t>::min());
+  ~CreationTurn();
+  CreationTurn(const CreationTurn&) = delete;
+  CreationTurn& operator=(const CreationTurn&) = delete;
+
+ private:
+  bool owner_ = false;  // this object took the turn and gives it back
+};
+
+}  // namespace ep::detail
