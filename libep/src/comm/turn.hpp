@@ -61,6 +61,9 @@ class CreationTurn {
   explicit CreationTurn(std::int64_t key = std::numeric_limits<std::int64_t>::min());
   ~CreationTurn();
   CreationTurn(const CreationTurn&) = delete;
+  /// Whether this object took the turn (not for a nested turn, nor when the
+  /// wait ran out).
+  bool owner() const { return owner_; }
   CreationTurn& operator=(const CreationTurn&) = delete;
 
  private:
