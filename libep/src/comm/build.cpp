@@ -225,6 +225,8 @@ int build_part(MPI_Comm mpi_comm, const ChannelSource& channels, RankMap map,
     release_shared(shared.release());
     return rc;
   }
+  note_communicator(shared->key);  // comm/turn.hpp; forgotten in release_shared
+  shared->noted = true;
   shared->made_from = agreed ? agreed->made_from : MPI_COMM_NULL;
   const int local_count = shared->map.count_on(shared->mpi_rank);
   shared->team = std::make_unique<LocalTeam>(local_count);
@@ -340,6 +342,7 @@ int build_inter(MPI_Comm carrier, const ChannelSource& channels, const InterLayo
 }
 
 int release_shared(CommShared* shared) {
+  if (shared->noted) forget_communicator(shared->key);
   unregister_node_routes(*shared);
   forget_nonblocking(*shared);
   note_gone(shared->mpi_comm);

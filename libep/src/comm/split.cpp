@@ -43,18 +43,24 @@ struct SplitArrival {
 
 // What each process tells the others: the first of the ids it drew for the
 // communicators it may build (one per local endpoint at most), its pool
-// offer (comm/build.hpp), then each of its endpoints' (color, key).
-constexpr std::size_t kHeader = 1 + std::tuple_size_v<detail::PoolOffer>;
+// offer (comm/build.hpp), the lowest-keyed other split it has under way
+// (comm/turn.hpp: key and number), then each of its endpoints' (color,
+// key).
+constexpr std::size_t kOffer = 1;
+constexpr std::size_t kMark = kOffer + std::tuple_size_v<detail::PoolOffer>;
+constexpr std::size_t kHeader = kMark + 2;
 
 struct Gathered {
   std::vector<detail::SplitArgs> by_rank;   // indexed by old rank
   std::vector<int> first_id;                // by process
   std::vector<const std::int64_t*> offers;  // by process, into `flat`
+  std::vector<detail::IntentMark> marks;    // by process
   std::vector<std::int64_t> flat;
 };
 
 int gather_split_args(const CommShared& shared, const std::vector<detail::SplitArgs>& local,
-                      const detail::PoolOffer& offer, int first_id, Gathered* out) {
+                      const detail::PoolOffer& offer, const detail::IntentMark& mark, int first_id,
+                      Gathered* out) {
   const detail::RankMap& map = shared.map;
   std::vector<int> counts(static_cast<std::size_t>(shared.mpi_size));
   std::vector<int> displs(counts.size());
@@ -66,6 +72,8 @@ int gather_split_args(const CommShared& shared, const std::vector<detail::SplitA
   }
   std::vector<std::int64_t> mine{first_id};
   mine.insert(mine.end(), offer.begin(), offer.end());
+  mine.push_back(mark.key);
+  mine.push_back(mark.number);
   for (const detail::SplitArgs& a : local) {
     mine.push_back(a.color);
     mine.push_back(a.key);
@@ -83,7 +91,8 @@ int gather_split_args(const CommShared& shared, const std::vector<detail::SplitA
   for (int p = 0; p < shared.mpi_size; ++p) {
     const auto at = static_cast<std::size_t>(displs[static_cast<std::size_t>(p)]);
     out->first_id.push_back(static_cast<int>(out->flat[at]));
-    out->offers.push_back(out->flat.data() + at + 1);
+    out->offers.push_back(out->flat.data() + at + kOffer);
+    out->marks.push_back({out->flat[at + kMark], out->flat[at + kMark + 1]});
     const auto ranks = map.ranks_on(p);
     for (std::size_t l = 0; l < ranks.size(); ++l) {
       (*out).by_rank[static_cast<std::size_t>(ranks[l])] = {
@@ -215,14 +224,14 @@ void adopt_group(const CommShared& shared, const detail::SplitGroup& group, MPI_
 // Every rank's color and key, and the processes' ids and pool offers, at
 // every leader; false (with the reason in `outcome`) when the exchange
 // failed or a color is bad anywhere, which fails the split everywhere alike.
-bool gather_colors(const CommShared& shared, const detail::PoolOffer& offer, Gathered* gathered,
-                   Outcome& outcome) {
+bool gather_colors(const CommShared& shared, const detail::PoolOffer& offer,
+                   const detail::IntentMark& mark, Gathered* gathered, Outcome& outcome) {
   const LocalTeam& team = *shared.team;
   std::vector<detail::SplitArgs> local(static_cast<std::size_t>(team.size()));
   for (int l = 0; l < team.size(); ++l)
     local[static_cast<std::size_t>(l)] = detail::arrival_of<SplitArrival>(team, l).args;
   outcome.rc =
-      gather_split_args(shared, local, offer, detail::draw_comm_ids(team.size()), gathered);
+      gather_split_args(shared, local, offer, mark, detail::draw_comm_ids(team.size()), gathered);
   if (outcome.rc != MPI_SUCCESS) {
     outcome.why = "MPI_Allgatherv of colors and keys failed";
     return false;
@@ -250,7 +259,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
   const detail::PoolOffer offer = detail::reserve_offer(shared.mpi_comm);
   const Release release{offer};
   Gathered gathered;
-  if (!gather_colors(shared, offer, &gathered, outcome)) return;
+  if (!gather_colors(shared, offer, intent.lowest_other(), &gathered, outcome)) return;
   const std::vector<detail::SplitArgs>& args = gathered.by_rank;
   const auto all_groups = detail::split_groups(shared.map, args, MPI_UNDEFINED);
   const std::vector<GroupPlan> plans = plan_groups(shared, all_groups, gathered);
@@ -266,7 +275,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
   std::optional<detail::CreationTurn> turn;
   MPI_Comm split = MPI_COMM_NULL;
   if (one_split && !all_pooled && !one_whole) {
-    turn.emplace(shared.key);
+    turn.emplace(shared.key, gathered.marks);
     int color = MPI_UNDEFINED;
     for (std::size_t i = 0; i < all_groups.size(); ++i) {
       if (hosts(all_groups[i]) && plans[i].pooled < 0) color = all_groups[i].color;
@@ -300,7 +309,7 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
       call = "MPI_Comm_idup";
       outcome.rc = detail::dup_polled(shared.mpi_comm, &mpi);
     } else if (outcome.rc == MPI_SUCCESS && !agreed.pooled && !one_split) {
-      if (!turn) turn.emplace(shared.key);
+      if (!turn) turn.emplace(shared.key, gathered.marks);
       call = "MPI_Comm_create_group";
       outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, &mpi);
     }
@@ -421,7 +430,7 @@ void split_inter_as_leader(const CommShared& shared, Outcome& outcome) {
   const detail::PoolOffer offer = detail::reserve_offer();
   const Release release{offer};
   Gathered gathered;
-  if (!gather_colors(shared, offer, &gathered, outcome)) return;
+  if (!gather_colors(shared, offer, {}, &gathered, outcome)) return;
   std::vector<int> used(static_cast<std::size_t>(shared.mpi_size), 0);
   for (const InterPart& part : inter_parts(shared, gathered.by_rank)) {
     build_part(shared, part, gathered, used, outcome);

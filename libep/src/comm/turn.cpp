@@ -23,34 +23,91 @@ constexpr std::chrono::microseconds kTurnWait{2000};
 std::atomic<bool> taken{false};
 thread_local bool held = false;  // this thread has the turn (nested turns)
 
-// The announced intents' keys, unordered (a process has a few creations
-// under way at most).
-SpinLock intents_lock;
-std::vector<std::int64_t> intents;
+// What the turns look at, by communicator: whether this process hosts it
+// (a count: release may come after a new making of the same key), how many
+// splits of it this process started, and whether one is under way. A
+// process has a few communicators at most in the making; the records of
+// hosted ones stay while they live.
+struct Record {
+  std::int64_t key = 0;
+  int hosted = 0;
+  std::int64_t started = 0;
+  bool active = false;
+};
+SpinLock records_lock;
+std::vector<Record> records;
 
-bool lower_intent(std::int64_t key) {
-  const std::lock_guard guard(intents_lock);
-  return std::any_of(intents.begin(), intents.end(), [key](std::int64_t k) { return k < key; });
+// Under records_lock.
+Record* find(std::int64_t key) {
+  const auto at =
+      std::find_if(records.begin(), records.end(), [key](const Record& r) { return r.key == key; });
+  return at == records.end() ? nullptr : &*at;
+}
+Record& find_or_add(std::int64_t key) {
+  if (Record* r = find(key)) return *r;
+  return records.emplace_back(Record{key});
+}
+void drop_if_unused(std::int64_t key) {
+  std::erase_if(records,
+                [key](const Record& r) { return r.key == key && r.hosted == 0 && !r.active; });
+}
+
+// Whether a turn with `key` must still let another split go first.
+bool must_wait(std::int64_t key, std::span<const IntentMark> awaited) {
+  const std::lock_guard guard(records_lock);
+  for (const Record& r : records) {
+    if (r.active && r.key < key) return true;
+  }
+  for (const IntentMark& m : awaited) {
+    if (m.key < 0 || m.key >= key) continue;
+    const Record* r = find(m.key);
+    if (r == nullptr || r->hosted == 0) continue;  // not a communicator of this process
+    if (r->started < m.number || (r->started == m.number && r->active)) return true;
+  }
+  return false;
 }
 
 }  // namespace
 
+void note_communicator(std::int64_t key) {
+  const std::lock_guard guard(records_lock);
+  ++find_or_add(key).hosted;
+}
+
+void forget_communicator(std::int64_t key) {
+  const std::lock_guard guard(records_lock);
+  if (Record* r = find(key); r != nullptr && r->hosted > 0) --r->hosted;
+  drop_if_unused(key);
+}
+
 CreationIntent::CreationIntent(std::int64_t key) : key_(key) {
-  const std::lock_guard guard(intents_lock);
-  intents.push_back(key);
+  const std::lock_guard guard(records_lock);
+  Record& r = find_or_add(key);
+  ++r.started;
+  r.active = true;
 }
 
 CreationIntent::~CreationIntent() {
-  const std::lock_guard guard(intents_lock);
-  intents.erase(std::find(intents.begin(), intents.end(), key_));
+  const std::lock_guard guard(records_lock);
+  if (Record* r = find(key_)) r->active = false;
+  drop_if_unused(key_);
 }
 
-CreationTurn::CreationTurn(std::int64_t key) {
+IntentMark CreationIntent::lowest_other() const {
+  const std::lock_guard guard(records_lock);
+  IntentMark mark;
+  for (const Record& r : records) {
+    if (r.active && r.key != key_ && (mark.key < 0 || r.key < mark.key)) mark = {r.key, r.started};
+  }
+  return mark;
+}
+
+CreationTurn::CreationTurn(std::int64_t key, std::span<const IntentMark> awaited) {
   if (held) return;
   const auto until = std::chrono::steady_clock::now() + kTurnWait;
   Backoff backoff;
   for (;;) {
-    if (!taken.load(std::memory_order_relaxed) && !lower_intent(key) &&
+    if (!taken.load(std::memory_order_relaxed) && !must_wait(key, awaited) &&
         !taken.exchange(true, std::memory_order_acquire)) {
       owner_ = held = true;
       return;

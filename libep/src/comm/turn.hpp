@@ -29,25 +29,50 @@
 // process complete together.
 //
 // Orders cross less when every process gives the turn to its sibling
-// creations in one order. A split announces itself on entry with its
-// parent's key (CommShared::key, the same in every process), before its
-// exchange of colors, and its turn waits, within the same bound, while a
-// split with a lower key is announced in the process and not done.
+// creations in one order: lower keys first (CommShared::key of the
+// communicator split, the same in every process). A split announces itself
+// on entry (CreationIntent), before its exchange of colors, and its turn
+// waits, within the same bound, while a lower-keyed split is announced in
+// the process. A thread that is late to announce its split (descheduled
+// for a few milliseconds, as on a node with more busy threads than cores)
+// would still let a higher key go first in its process while another
+// process serves the lower one first; so each process also tells the
+// others, in the exchange of colors, the lowest-keyed other split it has
+// under way (IntentMark), and a turn waits for the splits so announced
+// that its own process hosts, until its own part of each is done.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <span>
 
 namespace ep::detail {
 
-/// A creation of this process under way, from its entry to its end, with
-/// the key that orders it among its siblings.
+/// Communicators this process hosts, by key, from their making to their
+/// release (comm/build.cpp): only their splits are waited for.
+void note_communicator(std::int64_t key);
+void forget_communicator(std::int64_t key);
+
+/// A split under way: the key of the communicator split, and its number
+/// among the splits of that communicator (1 for the first), which is the
+/// same in every process since all make them in the same order. `key` -1:
+/// none.
+struct IntentMark {
+  std::int64_t key = -1;
+  std::int64_t number = 0;
+};
+
+/// A split of this process under way, from its entry to its end.
 class CreationIntent {
  public:
   explicit CreationIntent(std::int64_t key);
   ~CreationIntent();
   CreationIntent(const CreationIntent&) = delete;
   CreationIntent& operator=(const CreationIntent&) = delete;
+
+  /// The lowest-keyed split under way in this process other than this one,
+  /// or a mark with key -1.
+  IntentMark lowest_other() const;
 
  private:
   std::int64_t key_;
@@ -57,14 +82,17 @@ class CreationTurn {
  public:
   /// Waits for the process's turn, at most kTurnWait, polling with
   /// back-off; then goes on whether or not it got it. With a `key`, the
-  /// turn also waits while an intent with a lower key is announced.
-  explicit CreationTurn(std::int64_t key = std::numeric_limits<std::int64_t>::min());
+  /// turn also waits while a lower-keyed intent is announced here, and
+  /// while a split in `awaited` with a lower key, of a communicator this
+  /// process hosts, is not done here.
+  explicit CreationTurn(std::int64_t key = std::numeric_limits<std::int64_t>::min(),
+                        std::span<const IntentMark> awaited = {});
   ~CreationTurn();
   CreationTurn(const CreationTurn&) = delete;
+  CreationTurn& operator=(const CreationTurn&) = delete;
   /// Whether this object took the turn (not for a nested turn, nor when the
   /// wait ran out).
   bool owner() const { return owner_; }
-  CreationTurn& operator=(const CreationTurn&) = delete;
 
  private:
   bool owner_ = false;  // this object took the turn and gives it back

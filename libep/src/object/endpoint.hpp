@@ -181,6 +181,7 @@ struct CommShared {
   int id = 0;             // process-wide sequence number, for messages
   std::string global_id;  // the same in every process: "w<world rank>c<id>" of MPI rank 0
   std::int64_t key = 0;   // the same, as a number: world rank << 32 | id
+  bool noted = false;     // key given to comm/turn.hpp (note_communicator)
   // The communicator's MPI communicator: exactly the processes that host its
   // endpoints, ranked as in the rank map. Its leaders (local endpoint 0 of
   // each process) run the inter-process steps of collectives on it.
