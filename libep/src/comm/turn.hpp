@@ -9,8 +9,8 @@
 // processes whose two threads each split their own duplicate of
 // MPI_COMM_WORLD into groups of some processes and make two more
 // communicators over each group with MPI_Comm_create_group, all at once,
-// took 4.3-28 ms per round; the same with a process-wide mutex around each
-// thread's three calls, 0.7-1.1 ms in most rounds (2 cores, 16 rounds each).
+// took 4.3-28 ms per round (2 cores, 22 rounds); six single-threaded
+// processes doing the same over one parent, 0.9-1.6 ms.
 //
 // A mutex alone can deadlock: process 0 may take it for sibling A while
 // process 1 takes it for sibling B, and each then waits in a creation for
@@ -18,8 +18,9 @@
 // a thread waits for its process's turn only for a while (kTurnWait) and
 // then makes its calls anyway, as it did before there was a turn: what the
 // turn adds is at worst that wait; it cannot hang a creation that would
-// complete without it. With the wait, 2-4 of 16 rounds of the program above
-// stayed at 6-31 ms (the orders crossed), the others at 0.7-1.4 ms.
+// complete without it. In the program above, a mutex with that bound gave
+// 0.6-1.5 ms in 21 of 32 rounds and 3.5-31 ms in the others, where the
+// orders crossed (its threads start with the round, some late).
 //
 // Taken by the thread that makes the calls (a leader) before its first
 // blocking creation of one libep creation, and held until its last, so
