@@ -10,6 +10,7 @@
 
 #include "comm/build.hpp"
 #include "comm/inspect.hpp"
+#include "comm/turn.hpp"
 #include "ep/comm.hpp"
 #include "object/error.hpp"
 #include "p2p/engine.hpp"
@@ -164,6 +165,8 @@ int Comm_create_endpoints(MPI_Comm parent, int num_ep, MPI_Info /*info*/, Comm o
   // processes. Its channels are made the same way.
   MPI_Comm hosts = MPI_COMM_NULL;
   MPI_Group host_group = MPI_GROUP_NULL;
+  // For the MPI communicator and its channels (comm/turn.hpp).
+  const detail::CreationTurn turn;
   const bool everyone_hosts = std::find(counts.begin(), counts.end(), 0) == counts.end();
   if (everyone_hosts) {
     rc = MPI_Comm_dup(parent, &hosts);
