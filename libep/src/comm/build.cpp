@@ -71,6 +71,9 @@ namespace {
 // collective on the parent that all its processes have entered (the split's
 // exchange of colors, agree_over's for dup and merge, ...), so the lowest creation under
 // way anywhere always has all its processes in it and completes.
+// A caller whose channels come from MPI_Comm_create_group holds its
+// process's creation turn (comm/turn.hpp) from its own creation call on,
+// so that the communicator and its channels are made in one turn.
 int make_channels(CommShared& shared, const ChannelSource& source, std::string* why) {
   const auto channels = static_cast<std::size_t>(shared.tags.channels());
   shared.inbox.assign(channels, MPI_COMM_NULL);
@@ -78,9 +81,6 @@ int make_channels(CommShared& shared, const ChannelSource& source, std::string* 
   for (std::size_t c = 0; c < channels; ++c) {
     for (MPI_Comm* channel : {&shared.inbox[c], &shared.bulk[c]}) {
       const char* call = source.group == MPI_GROUP_NULL ? "MPI_Comm_idup" : "MPI_Comm_create_group";
-      // The caller's turn, when it holds one already (comm/turn.hpp).
-      std::optional<CreationTurn> turn;
-      if (source.group != MPI_GROUP_NULL) turn.emplace();
       int rc = source.group == MPI_GROUP_NULL
                    ? dup_polled(source.from, channel)
                    : MPI_Comm_create_group(source.from, source.group, source.tag, channel);
