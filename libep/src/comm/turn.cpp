@@ -24,13 +24,13 @@ std::atomic<bool> taken{false};
 thread_local bool held = false;  // this thread has the turn (nested turns)
 
 // What the turns look at, by communicator: whether this process hosts it
-// (a count: release may come after a new making of the same key), how many
-// splits of it this process started, and whether one is under way. A
+// (every making draws a new key: build.cpp), how many splits of it this
+// process started, and whether one is under way. A
 // process has a few communicators at most in the making; the records of
 // hosted ones stay while they live.
 struct Record {
   std::int64_t key = 0;
-  int hosted = 0;
+  bool hosted = false;
   std::int64_t started = 0;
   bool active = false;
 };
@@ -48,8 +48,7 @@ Record& find_or_add(std::int64_t key) {
   return records.emplace_back(Record{key});
 }
 void drop_if_unused(std::int64_t key) {
-  std::erase_if(records,
-                [key](const Record& r) { return r.key == key && r.hosted == 0 && !r.active; });
+  std::erase_if(records, [key](const Record& r) { return r.key == key && !r.hosted && !r.active; });
 }
 
 // Whether a turn with `key` must still let another split go first.
@@ -61,7 +60,7 @@ bool must_wait(std::int64_t key, std::span<const IntentMark> awaited) {
   for (const IntentMark& m : awaited) {
     if (m.key < 0 || m.key >= key) continue;
     const Record* r = find(m.key);
-    if (r == nullptr || r->hosted == 0) continue;  // not a communicator of this process
+    if (r == nullptr || !r->hosted) continue;  // not a communicator of this process
     if (r->started < m.number || (r->started == m.number && r->active)) return true;
   }
   return false;
@@ -71,12 +70,12 @@ bool must_wait(std::int64_t key, std::span<const IntentMark> awaited) {
 
 void note_communicator(std::int64_t key) {
   const std::lock_guard guard(records_lock);
-  ++find_or_add(key).hosted;
+  find_or_add(key).hosted = true;
 }
 
 void forget_communicator(std::int64_t key) {
   const std::lock_guard guard(records_lock);
-  if (Record* r = find(key); r != nullptr && r->hosted > 0) --r->hosted;
+  if (Record* r = find(key)) r->hosted = false;
   drop_if_unused(key);
 }
 
