@@ -1,6 +1,8 @@
 // Open MPI's reading of its boolean MCA settings, which libep follows to
 // know whether Open MPI yields the core (base/mpi_yield.hpp). The expected
 // values are ompi_info's for OMPI_MCA_mpi_yield_when_idle (Open MPI 4.1.4).
+// And YieldingInMpi, which turns that yield on for a while.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include "base/mpi_yield.hpp"
@@ -8,6 +10,25 @@
 namespace {
 
 using ep::detail::mca_flag;
+using ep::detail::YieldingInMpi;
+
+// Open MPI's own setting, as its progress loop reads it; null under MPICH.
+const bool* open_mpi_yields() {
+  return static_cast<const bool*>(dlsym(RTLD_DEFAULT, "opal_progress_yield_when_idle"));
+}
+
+TEST(YieldingInMpi, OnWhileOneLivesThenAsBefore) {
+  const bool* yields = open_mpi_yields();
+  if (yields == nullptr) GTEST_SKIP() << "not Open MPI";
+  const bool before = *yields;
+  {
+    const YieldingInMpi outer;
+    EXPECT_TRUE(*yields);
+    { const YieldingInMpi inner; }
+    EXPECT_TRUE(*yields);  // the inner one's end left it on
+  }
+  EXPECT_EQ(*yields, before);
+}
 
 TEST(McaFlag, UnsetOrEmptyIsTheFallback) {
   EXPECT_FALSE(mca_flag(nullptr, false));

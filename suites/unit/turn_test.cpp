@@ -4,6 +4,7 @@
 // machine is: a held turn is never given to another thread, however long it waits.
 #include "comm/turn.hpp"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -31,6 +32,20 @@ TEST(CreationTurn, OneHolderAtATimeAndTheWaitEnds) {
     EXPECT_FALSE(other_thread_gets(0));
   }
   EXPECT_TRUE(other_thread_gets(0));
+}
+
+// Open MPI yields the core in the calls made under a turn, and no longer
+// after it (base/mpi_yield.hpp).
+TEST(CreationTurn, OpenMpiYieldsUnderATurn) {
+  const auto* yields =
+      static_cast<const bool*>(dlsym(RTLD_DEFAULT, "opal_progress_yield_when_idle"));
+  if (yields == nullptr) GTEST_SKIP() << "not Open MPI";
+  const bool before = *yields;
+  {
+    const CreationTurn mine;
+    EXPECT_TRUE(*yields);
+  }
+  EXPECT_EQ(*yields, before);
 }
 
 TEST(CreationTurn, NestedTurnsOfTheHolderAreFree) {

@@ -1,10 +1,12 @@
 #include "base/mpi_yield.hpp"
 
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <mutex>
 
 namespace ep::detail {
 
@@ -39,6 +41,45 @@ bool mpi_yields_when_idle() {
 #else
   return false;
 #endif
+}
+
+namespace {
+
+// Open MPI 4.1 keeps the setting in OPAL, which reads it on every pass of
+// its progress loop; opal_progress_set_yield_when_idle (exported by
+// libopen-pal, which libmpi loads) changes it and returns the previous one.
+// Looked up when first needed, so that libep neither links OPAL nor
+// depends on its presence.
+using SetYield = bool (*)(bool);
+
+SetYield set_yield() {
+#ifdef OPEN_MPI
+  static const auto set =
+      reinterpret_cast<SetYield>(dlsym(RTLD_DEFAULT, "opal_progress_set_yield_when_idle"));
+  return set;
+#else
+  return nullptr;
+#endif
+}
+
+std::mutex yielding_lock;
+int yielding_count = 0;  // under yielding_lock
+bool yielded_before = false;
+
+}  // namespace
+
+YieldingInMpi::YieldingInMpi() {
+  const SetYield set = set_yield();
+  if (set == nullptr) return;
+  const std::lock_guard guard(yielding_lock);
+  if (yielding_count++ == 0) yielded_before = set(true);
+}
+
+YieldingInMpi::~YieldingInMpi() {
+  const SetYield set = set_yield();
+  if (set == nullptr) return;
+  const std::lock_guard guard(yielding_lock);
+  if (--yielding_count == 0) set(yielded_before);
 }
 
 }  // namespace ep::detail

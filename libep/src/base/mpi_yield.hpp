@@ -19,6 +19,23 @@ namespace ep::detail {
 /// an MCA parameter file is not seen.
 bool mpi_yields_when_idle();
 
+/// While one lives, Open MPI's progress loop yields the core whenever it
+/// finds nothing to do, as with `mpi_yield_when_idle` on, in every thread
+/// of the process; the setting before the first is back after the last.
+/// For blocking calls that wait for other processes on a node with more
+/// busy threads than cores (comm/turn.hpp), for milliseconds: meanwhile
+/// mpi_yields_when_idle() still gives the run's setting, so the endpoints
+/// that hold a lock across MPI calls may yield holding it. Does nothing
+/// under other MPIs, or an Open MPI without
+/// opal_progress_set_yield_when_idle.
+class YieldingInMpi {
+ public:
+  YieldingInMpi();
+  ~YieldingInMpi();
+  YieldingInMpi(const YieldingInMpi&) = delete;
+  YieldingInMpi& operator=(const YieldingInMpi&) = delete;
+};
+
 /// An Open MPI MCA flag's text (`value`, null when unset) as Open MPI 4.1.4
 /// reads it: `fallback` when unset or a text Open MPI refuses.
 bool mca_flag(const char* value, bool fallback);

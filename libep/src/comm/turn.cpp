@@ -103,6 +103,7 @@ IntentMark CreationIntent::lowest_other() const {
 
 CreationTurn::CreationTurn(std::int64_t key, std::span<const IntentMark> awaited) {
   if (held) return;
+  yielding_.emplace();
   const auto until = std::chrono::steady_clock::now() + kTurnWait;
   Backoff backoff;
   for (;;) {
