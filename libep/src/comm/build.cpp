@@ -73,7 +73,9 @@ namespace {
 // way anywhere always has all its processes in it and completes.
 // A caller whose channels come from MPI_Comm_create_group holds its
 // process's creation turn (comm/turn.hpp) from its own creation call on,
-// so that the communicator and its channels are made in one turn.
+// so that the communicator and its channels are made in one turn; a split
+// takes none for a group of its own process alone, whose creations wait
+// for no other process.
 int make_channels(CommShared& shared, const ChannelSource& source, std::string* why) {
   const auto channels = static_cast<std::size_t>(shared.tags.channels());
   shared.inbox.assign(channels, MPI_COMM_NULL);

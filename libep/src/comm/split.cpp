@@ -270,12 +270,32 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
     return std::binary_search(group.processes.begin(), group.processes.end(), shared.mpi_rank);
   };
   const bool one_whole = all_groups.size() == 1 && spans_all(shared, all_groups.front());
-  // The process's turn for the blocking creations below, once the first
-  // is due, until the last group's channels are made (comm/turn.hpp).
+  // Whether some process, and this one, waits for other processes in a
+  // blocking creation below: every process takes part in MPI_Comm_split; a
+  // group's MPI_Comm_create_group waits only where the group has more than
+  // one process (one process's completes by itself).
+  bool blocking_anywhere = one_split && !all_pooled && !one_whole;
+  bool blocking_here = blocking_anywhere;
+  for (std::size_t i = 0; !one_split && i < all_groups.size(); ++i) {
+    if (plans[i].pooled >= 0 || all_groups[i].processes.size() < 2 ||
+        spans_all(shared, all_groups[i])) {
+      continue;
+    }
+    blocking_anywhere = true;
+    blocking_here = blocking_here || hosts(all_groups[i]);
+  }
+  // The process's turn for them, agreed among the processes, until the
+  // last group's channels are made (comm/turn.hpp).
   std::optional<detail::CreationTurn> turn;
+  if (blocking_anywhere) {
+    turn.emplace(shared.mpi_comm, blocking_here, shared.key, gathered.marks, &outcome.rc);
+    if (outcome.rc != MPI_SUCCESS) {
+      outcome.why = "MPI_Iallreduce of the creation turn failed";
+      return;
+    }
+  }
   MPI_Comm split = MPI_COMM_NULL;
   if (one_split && !all_pooled && !one_whole) {
-    turn.emplace(shared.key, gathered.marks);
     int color = MPI_UNDEFINED;
     for (std::size_t i = 0; i < all_groups.size(); ++i) {
       if (hosts(all_groups[i]) && plans[i].pooled < 0) color = all_groups[i].color;
@@ -309,7 +329,6 @@ void split_as_leader(const CommShared& shared, Outcome& outcome) {
       call = "MPI_Comm_idup";
       outcome.rc = detail::dup_polled(shared.mpi_comm, &mpi);
     } else if (outcome.rc == MPI_SUCCESS && !agreed.pooled && !one_split) {
-      if (!turn) turn.emplace(shared.key, gathered.marks);
       call = "MPI_Comm_create_group";
       outcome.rc = MPI_Comm_create_group(shared.mpi_comm, members, group.color, &mpi);
     }

@@ -8,6 +8,7 @@
 
 #include "base/backoff.hpp"
 #include "base/spinlock.hpp"
+#include "coll/mpi_step.hpp"
 
 namespace ep::detail {
 
@@ -19,9 +20,18 @@ namespace {
 // that is most likely a crossing of orders between processes (turn.hpp),
 // which only the wait's end resolves.
 constexpr std::chrono::microseconds kTurnWait{2000};
+// How long a thread that agrees on its turn with other processes waits for
+// a holder that is itself still agreeing, before it tells the others it
+// has none: that holder may wait for the very processes whose turns this
+// thread's creation lacks (crossed orders).
+constexpr std::chrono::microseconds kAgreeWait{500};
+// After this long, the processes of an agreement make their calls whether
+// or not every one of them holds its turn, as a plain turn's wait ends.
+constexpr std::chrono::microseconds kAgreeLimit{10000};
 
 std::atomic<bool> taken{false};
-thread_local bool held = false;  // this thread has the turn (nested turns)
+std::atomic<bool> holder_agreeing{false};  // the holder has not agreed yet
+thread_local bool held = false;            // this thread has the turn (nested turns)
 
 // What the turns look at, by communicator: whether this process hosts it
 // (every making draws a new key: build.cpp), how many splits of it this
@@ -101,26 +111,69 @@ IntentMark CreationIntent::lowest_other() const {
   return mark;
 }
 
-CreationTurn::CreationTurn(std::int64_t key, std::span<const IntentMark> awaited) {
-  if (held) return;
-  yielding_.emplace();
-  const auto until = std::chrono::steady_clock::now() + kTurnWait;
+namespace {
+
+// Waits for the turn, at most kTurnWait, and with `agreeing` at most
+// kAgreeWait while the holder is agreeing too; whether it took it.
+bool take(std::int64_t key, std::span<const IntentMark> awaited, bool agreeing) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   Backoff backoff;
   for (;;) {
     if (!taken.load(std::memory_order_relaxed) && !must_wait(key, awaited) &&
         !taken.exchange(true, std::memory_order_acquire)) {
-      owner_ = held = true;
-      return;
+      holder_agreeing.store(agreeing, std::memory_order_relaxed);
+      held = true;
+      return true;
     }
-    if (std::chrono::steady_clock::now() >= until) return;
+    const auto waited = Clock::now() - start;
+    if (waited >= kTurnWait) return false;
+    if (agreeing && waited >= kAgreeWait && holder_agreeing.load(std::memory_order_relaxed)) {
+      return false;
+    }
     backoff.pause();
   }
 }
 
-CreationTurn::~CreationTurn() {
-  if (!owner_) return;
+void give_back() {
   held = false;
+  holder_agreeing.store(false, std::memory_order_relaxed);
   taken.store(false, std::memory_order_release);
+}
+
+// Votes of an agreement round, reduced by minimum.
+constexpr int kGoAnyway = 0;  // its time is up: every process makes its calls
+constexpr int kLacking = 1;   // this process does not hold its turn
+constexpr int kHolding = 2;   // it does, or needs none
+
+}  // namespace
+
+CreationTurn::CreationTurn(std::int64_t key, std::span<const IntentMark> awaited) {
+  if (held) return;
+  yielding_.emplace();
+  owner_ = take(key, awaited, false);
+}
+
+CreationTurn::CreationTurn(MPI_Comm among, bool needed, std::int64_t key,
+                           std::span<const IntentMark> awaited, int* rc) {
+  if (!held) yielding_.emplace();
+  const auto until = std::chrono::steady_clock::now() + kAgreeLimit;
+  for (;;) {
+    if (needed && !held) owner_ = take(key, awaited, true);
+    int vote = !needed || held ? kHolding : kLacking;
+    if (std::chrono::steady_clock::now() >= until) vote = kGoAnyway;
+    int all = vote;
+    MPI_Request request = MPI_REQUEST_NULL;
+    *rc = complete(MPI_Iallreduce(&vote, &all, 1, MPI_INT, MPI_MIN, among, &request), &request);
+    if (*rc != MPI_SUCCESS || all != kLacking) break;
+    if (owner_) give_back();  // to a lower key, or to a holder that can agree
+    owner_ = false;
+  }
+  if (owner_) holder_agreeing.store(false, std::memory_order_relaxed);
+}
+
+CreationTurn::~CreationTurn() {
+  if (owner_) give_back();
 }
 
 }  // namespace ep::detail
