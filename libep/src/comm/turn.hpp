@@ -69,8 +69,9 @@
 // try again. A thread waits only briefly (kAgreeWait) for a holder that is
 // itself agreeing, since that holder may wait for this thread's processes;
 // and after kAgreeLimit all go on with what they have, as a plain turn
-// does after kTurnWait. With it, the first splits of 2 x 4 took 0.76-3.07
-// ms in four series of 8 rounds.
+// does after kTurnWait. With it, the first splits of 2 x 4 took 0.94-1.60
+// ms in 8 rounds (0.76-3.07 in four series of 8 of variants that differed
+// in when the processes agree).
 #pragma once
 
 #include <mpi.h>
