@@ -76,43 +76,6 @@ bool must_wait(std::int64_t key, std::span<const IntentMark> awaited) {
   return false;
 }
 
-}  // namespace
-
-void note_communicator(std::int64_t key) {
-  const std::lock_guard guard(records_lock);
-  find_or_add(key).hosted = true;
-}
-
-void forget_communicator(std::int64_t key) {
-  const std::lock_guard guard(records_lock);
-  if (Record* r = find(key)) r->hosted = false;
-  drop_if_unused(key);
-}
-
-CreationIntent::CreationIntent(std::int64_t key) : key_(key) {
-  const std::lock_guard guard(records_lock);
-  Record& r = find_or_add(key);
-  ++r.started;
-  r.active = true;
-}
-
-CreationIntent::~CreationIntent() {
-  const std::lock_guard guard(records_lock);
-  if (Record* r = find(key_)) r->active = false;
-  drop_if_unused(key_);
-}
-
-IntentMark CreationIntent::lowest_other() const {
-  const std::lock_guard guard(records_lock);
-  IntentMark mark;
-  for (const Record& r : records) {
-    if (r.active && r.key != key_ && (mark.key < 0 || r.key < mark.key)) mark = {r.key, r.started};
-  }
-  return mark;
-}
-
-namespace {
-
 // Waits for the turn, at most kTurnWait, and with `agreeing` at most
 // kAgreeWait while the holder is agreeing too; whether it took it.
 bool take(std::int64_t key, std::span<const IntentMark> awaited, bool agreeing) {
@@ -147,6 +110,39 @@ constexpr int kLacking = 1;   // this process does not hold its turn
 constexpr int kHolding = 2;   // it does, or needs none
 
 }  // namespace
+
+void note_communicator(std::int64_t key) {
+  const std::lock_guard guard(records_lock);
+  find_or_add(key).hosted = true;
+}
+
+void forget_communicator(std::int64_t key) {
+  const std::lock_guard guard(records_lock);
+  if (Record* r = find(key)) r->hosted = false;
+  drop_if_unused(key);
+}
+
+CreationIntent::CreationIntent(std::int64_t key) : key_(key) {
+  const std::lock_guard guard(records_lock);
+  Record& r = find_or_add(key);
+  ++r.started;
+  r.active = true;
+}
+
+CreationIntent::~CreationIntent() {
+  const std::lock_guard guard(records_lock);
+  if (Record* r = find(key_)) r->active = false;
+  drop_if_unused(key_);
+}
+
+IntentMark CreationIntent::lowest_other() const {
+  const std::lock_guard guard(records_lock);
+  IntentMark mark;
+  for (const Record& r : records) {
+    if (r.active && r.key != key_ && (mark.key < 0 || r.key < mark.key)) mark = {r.key, r.started};
+  }
+  return mark;
+}
 
 CreationTurn::CreationTurn(std::int64_t key, std::span<const IntentMark> awaited) {
   if (held) return;
