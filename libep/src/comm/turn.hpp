@@ -121,7 +121,10 @@ class CreationTurn {
   /// back-off; then goes on whether or not it got it. With a `key`, the
   /// turn also waits while a lower-keyed intent is announced here, and
   /// while a split in `awaited` with a lower key, of a communicator this
-  /// process hosts, is not done here.
+  /// process hosts, is not done here. The creations other than splits
+  /// take it without a key; splits take the agreed form below, which
+  /// waits by the same rules, and the keyed form here applies those rules
+  /// without the agreement (ep-unit drives them through it).
   explicit CreationTurn(std::int64_t key = std::numeric_limits<std::int64_t>::min(),
                         std::span<const IntentMark> awaited = {});
   /// The turn for blocking calls over the processes of `among`, agreed
